@@ -12464,9 +12464,10 @@ GPUINST_PRIVATE void gpuinstOpenForkLock(int lock)
  *   item            := N | N-M | N:M | every N | %N | all | none
  *
  * RANGE and DOMAIN are globs (fnmatch); no DOMAIN means NVTX's default
- * domain (gpuinst_range_push, nvtxRangePush), `*` any domain.  The part
- * after the last '@' is ITEMS when it reads as such, else a DOMAIN; no
- * ITEMS means every occurrence.  Occurrences are counted per rule and
+ * domain (gpuinst_range_push, nvtxRangePush), also named "default", `*`
+ * any domain.  The part after the last '@' is ITEMS when it reads as such,
+ * else a DOMAIN unless it looks like ITEMS with a typo (capLooksLikeItems:
+ * refused); no ITEMS means every occurrence.  Occurrences are counted per rule and
  * process: every range (push/pop or start/end, gpuinst's or any NVTX
  * range) whose name and domain match is one; a selected occurrence opens
  * a window at its start that closes at its end.
@@ -13096,6 +13097,7 @@ GPUINST_PRIVATE void gpuinstProfTestDevice(const gpuinstProfTestDev *d);
 /************** End of src/profilerInt.h **************/
 
 #include <ctype.h>
+#include <strings.h>
 #include <fnmatch.h>
 
 #if !defined(GPUINST_AMALGAMATION)
@@ -13184,6 +13186,20 @@ static int capItems(const char *text, gpuinstSelectRule *out)
     return 1;
 }
 
+/* Whether a part after '@' that is not valid ITEMS was meant as ITEMS
+ * (a number, a range of numbers, `every`, `all`, `none`, `%N`, a comma
+ * list), so that a typo there is refused instead of taken for a domain
+ * name that matches nothing. */
+static int capLooksLikeItems(const char *text)
+{
+    static const char *const words[] = {"every", "all", "none"};
+    const unsigned char c = (unsigned char)text[0];
+    if (isdigit(c) || c == '-' || c == '+' || c == '%' || strchr(text, ',') != NULL || strchr(text, ':') != NULL) return 1;
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strncasecmp(text, words[i], strlen(words[i])) == 0) return 1;
+    return 0;
+}
+
 static int capErr(char *err, size_t cap, const char *what, const char *rule)
 {
     snprintf(err, cap, "GPUINST_CAPTURE: %s in \"%.200s\"", what, rule);
@@ -13243,6 +13259,11 @@ static int capParse(const char *spec, char *err, size_t errcap)
             snprintf(r->domain, sizeof r->domain, "%s", parts[1]);
         } else if (nparts == 2) {
             if (!capItems(parts[1], &r->sel)) {
+                if (capLooksLikeItems(parts[1])) /* a typo in the items, not a domain: refused, never a silent empty capture */
+                    return capErr(err, errcap,
+                                  "occurrences must be N, N-M, N:M, every N, %N, all or none (a DOMAIN that starts with "
+                                  "a digit, '%' or '-' takes the form RANGE@DOMAIN@ITEMS)",
+                                  whole);
                 if (parts[1][0] == '\0' || strlen(parts[1]) >= sizeof r->domain)
                     return capErr(err, errcap, "an empty domain or one over 127 bytes", whole);
                 snprintf(r->domain, sizeof r->domain, "%s", parts[1]);
@@ -13275,7 +13296,7 @@ static int capRuleFor(uint32_t name, uint32_t domain)
     const char *nm = gpuinstStringGet(name, NULL), *dn;
     uint32_t i;
     if (nm == NULL) return -1;
-    dn = domain == 0 ? "" : gpuinstStringGet(domain < GPUINST_LOAD_ACQ(&gpuinstG.ndomains) ? gpuinstG.domain_names[domain] : 0, NULL);
+    dn = domain == 0 ? "default" : gpuinstStringGet(domain < GPUINST_LOAD_ACQ(&gpuinstG.ndomains) ? gpuinstG.domain_names[domain] : 0, NULL);
     if (dn == NULL) dn = "";
     for (i = 0; i < capNrules; i++) {
         const CapRule *r = &capRules[i];
@@ -13499,8 +13520,8 @@ static int capApply(const char *spec)
     if (capParse(spec, err, sizeof err) != GPUINST_SUCCESS) {
         char why[480];
         capNrules = 0;
-        snprintf(why, sizeof why, "%.300s; everything is recorded (no capture window). Syntax: RANGE[@DOMAIN][@N|N-M|N:M|every N|all]"
-                 ", rules separated by ';'", err);
+        snprintf(why, sizeof why, "%.300s; everything is recorded (no capture window). Syntax: RANGE[@DOMAIN][@ITEMS], "
+                 "ITEMS a comma list of N|N-M|N:M|every N|%%N|all|none (no ITEMS: every occurrence), rules separated by ';'", err);
         gpuinstUnavailableAdd("capture", why);
         return 0;
     }
@@ -17594,7 +17615,7 @@ static void nvCount(uint64_t *c)
     GPUINST_ADD_RLX(c, 1);
 }
 
-static int nvWarnedFilter, nvWarnedPayload, nvWarnedCalls, nvWarnedCounter, nvWarnedClock, nvWarnedInvalid;
+static int nvWarnedFilter, nvWarnedPayload, nvWarnedCalls, nvWarnedCounter, nvWarnedClock, nvWarnedInvalid, nvWarnedRange;
 
 /* ---- configuration (before gpuinst_init: a library may start NVTX first) ------ */
 
@@ -17612,7 +17633,10 @@ static void nvParseFilters(const char *p)
         NvFilter *f;
         while (len > 0 && (*p == ' ' || *p == '\t')) p++, len--;
         while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t')) len--;
-        if (len > 0) {
+        if (len == 0) {
+            gpuinstWarnOnce(&nvWarnedFilter, "GPUINST_NVTX_DOMAINS: an empty entry, one over 119 bytes, or more "
+                                              "than %d entries: ignored", NV_MAX_FILTERS);
+        } else {
             int ex = 0;
             if (*p == '-' || *p == '+') {
                 ex = *p == '-';
@@ -18780,7 +18804,19 @@ static NvCounter *nvCounterFor(nvtxDomainHandle_t h, uint64_t id)
     return c;
 }
 
-/* One sample's bytes -> 8 bytes per field (int64 or double as the field). */
+/* A sample with a value its field cannot hold: refused (counted, said once). */
+static void nvRangeRefused(const NvCounter *c)
+{
+    nvCount(&N.st.counter_samples_refused);
+    gpuinstWarnOnce(&nvWarnedRange, "NVTX counter \"%.64s\": an unsigned 64-bit value above INT64_MAX, which its "
+                                    "int64 field in /counters cannot hold: sample not recorded (counted in "
+                                    "/nvtx/collector counter_samples_refused); declare the field as a signed or "
+                                    "floating-point type to keep such values", c->name);
+}
+
+/* One sample's bytes -> 8 bytes per field (int64 or double as the field).
+ * 1, 0 (a field of no numeric type) or -1: an unsigned value over INT64_MAX
+ * in an int64 field (never clamped: nvRangeRefused). */
 static int nvPack(const NvCounter *c, const unsigned char *src, unsigned char *dst)
 {
     uint32_t i;
@@ -18793,7 +18829,7 @@ static int nvPack(const NvCounter *c, const unsigned char *src, unsigned char *d
             if (!isf) dv = (double)iv;
             memcpy(dst + 8 * i, &dv, 8);
         } else {
-            if (isf) iv = dv >= 9223372036854775807.0 ? INT64_MAX : dv <= -9223372036854775808.0 ? INT64_MIN : (int64_t)dv;
+            if (isf) return -1; /* an integer field reads as double only above INT64_MAX (nvReadScalar) */
             memcpy(dst + 8 * i, &iv, 8);
         }
     }
@@ -18826,9 +18862,14 @@ static void NVTX_API hCounterSample(nvtxDomainHandle_t h, uint64_t id, const voi
 {
     NvCounter *c = nvCounterFor(h, id);
     unsigned char packed[8 * NV_MAX_ENTRIES];
+    int pk = 0;
     if (c == NULL) return;
-    if (value == NULL || size < c->size || !nvPack(c, (const unsigned char *)value, packed)) {
+    if (value == NULL || size < c->size || (pk = nvPack(c, (const unsigned char *)value, packed)) == 0) {
         nvCount(&N.st.invalid);
+        return;
+    }
+    if (pk < 0) {
+        nvRangeRefused(c);
         return;
     }
     gpuinst_counter_sample_raw(c->gc, packed, (int64_t)(8 * c->nfields));
@@ -18873,33 +18914,39 @@ static void NVTX_API hCounterBatchSubmit(nvtxDomainHandle_t h, const nvtxCounter
     }
     ts = (int64_t *)(void *)(packed + chunk * 8 * c->nfields);
     while (done < n) {
-        uint64_t m = n - done < chunk ? n - done : chunk, k;
+        uint64_t m = n - done < chunk ? n - done : chunk, k, o = 0; /* o: samples packed (kept) */
         int have_ts = 1;
         for (k = 0; k < m; k++) {
             uint64_t i = done + k;
             const unsigned char *src = (const unsigned char *)b->counters + i * c->size;
-            if (!nvPack(c, src, packed + k * 8 * c->nfields)) {
+            const int pk = nvPack(c, src, packed + o * 8 * c->nfields);
+            if (pk == 0) {
                 nvCount(&N.st.invalid);
                 free(packed);
                 return;
             }
+            if (pk < 0) { /* this sample only: the others are exact */
+                nvRangeRefused(c);
+                continue;
+            }
             if (b->flags & NV_BATCH_BEGIN_INTERVAL) {
-                ts[k] = b->timestamps[0] + (int64_t)i * b->timestamps[1];
+                ts[o] = b->timestamps[0] + (int64_t)i * b->timestamps[1];
             } else if (b->flags & NV_BATCH_END_INTERVAL) {
-                ts[k] = b->timestamps[0] - (int64_t)(n - 1 - i) * b->timestamps[1];
+                ts[o] = b->timestamps[0] - (int64_t)(n - 1 - i) * b->timestamps[1];
             } else if (nts != 0) {
-                ts[k] = b->timestamps[i];
+                ts[o] = b->timestamps[i];
             } else if (c->ts_off >= 0) {
                 int64_t iv = 0;
                 double dv = 0;
                 int isf = 0;
                 nvReadScalar(c->ts_type, src + c->ts_off, &iv, &dv, &isf);
-                ts[k] = isf ? (int64_t)dv : iv;
+                ts[o] = isf ? (int64_t)dv : iv;
             } else {
                 have_ts = 0; /* no timestamps at all: the time of this call */
             }
+            o++;
         }
-        gpuinst_counter_submit_batch(c->gc, (int64_t)m, packed, have_ts ? ts : NULL, c->clock);
+        if (o > 0) gpuinst_counter_submit_batch(c->gc, (int64_t)o, packed, have_ts ? ts : NULL, c->clock);
         done += m;
     }
     free(packed);
@@ -23913,7 +23960,10 @@ static void cntBiCreate(int which)
         break;
     case BI_ACTIVITY_DROPPED:
 #if GPUINST_WITH_CUPTI
-        if (gpuinstCounterCreate("activity_dropped", "dropped,no_buffer", t2, 2, &g) == GPUINST_SUCCESS)
+        if (!gpuinstActivityRunning()) /* (the activity part starts first: src/parts.c) no zeros that count nothing */
+            why = "CUPTI activity tracing is not running (GPUINST_TRACE=none, or the /unavailable row \"cupti\" "
+                  "says why): there are no activity records to drop";
+        else if (gpuinstCounterCreate("activity_dropped", "dropped,no_buffer", t2, 2, &g) == GPUINST_SUCCESS)
             gpuinstCounterSemantics(g, -1, "count", GPUINST_COUNTER_VALUE_DELTA_SINCE_START | GPUINST_COUNTER_INTERP_SINCE_LAST, 0, 0);
 #else
         why = "gpuinst was built without the CUDA headers (GPUINST_WITH_CUPTI=0): there is no activity tracing";
@@ -33411,10 +33461,30 @@ static void notWorldWritable(const char *path)
 /* Creates `path` as the output into w->file with `flags`; 0 or -1 on every
  * rank alike.  In parallel mode every rank calls H5Fcreate and the outcome
  * is agreed with an allreduce, so no rank goes on alone. */
+/* Open MPI's MPI-IO (4.1: the shared-file-pointer components' file query at
+ * MPI_File_open) copies the path with a suffix into a fixed buffer and
+ * aborts the process ("*** buffer overflow detected ***") when the path is
+ * longer than about 244 bytes (measured on Open MPI 4.1.4): a longer path is
+ * written in gathered mode (rank 0 writes with HDF5's POSIX driver), with a
+ * margin for other versions and components. */
+#define OMPI_IO_PATH_MAX 200
+
 static int createFile(Writer *w, const char *path, unsigned flags)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), f = -1;
 #if GPUINST_HDF5_PARALLEL
+#if defined(OPEN_MPI) && OPEN_MPI
+    if (w->mode == MODE_PARALLEL && strlen(path) > OMPI_IO_PATH_MAX) { /* every rank has the same path */
+        w->mode = MODE_GATHERED;
+        w->io_rank = gpuinstG.rank == 0;
+        H5Pclose(w->dxpl);
+        w->dxpl = H5Pcreate(H5P_DATASET_XFER);
+        if (sayer(w) && gpuinstG.cfg.verbose)
+            gpuinstWarn("the output's path is %zu bytes long, more than Open MPI's MPI-IO takes (%d): rank 0 "
+                               "writes the file (gathered mode) instead of every rank through MPI-IO",
+                               strlen(path), OMPI_IO_PATH_MAX);
+    }
+#endif
     if (w->mode == MODE_PARALLEL) H5Pset_fapl_mpio(fapl, gpuinstCollComm(), MPI_INFO_NULL);
 #endif
     if (w->io_rank) f = H5Fcreate(path, flags, H5P_DEFAULT, fapl);
@@ -39896,7 +39966,7 @@ int MPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype data
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_File_read_all_begin(fh, buf, count, datatype);
         c_.r->end_ns = gpuinstMpiNow();
-        gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
+        gpuinstMpiIo(&c_, fh, pos_, 0);
     }
     return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_all_begin);
 }
@@ -39911,7 +39981,7 @@ int MPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datat
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_File_read_all_begin_c(fh, buf, count, datatype);
         c_.r->end_ns = gpuinstMpiNow();
-        gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
+        gpuinstMpiIo(&c_, fh, pos_, 0);
     }
     return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_all_begin_c);
 }
@@ -39984,7 +40054,7 @@ int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int co
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
         c_.r->end_ns = gpuinstMpiNow();
-        gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
+        gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), 0);
     }
     return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_at_all_begin);
 }
@@ -39998,7 +40068,7 @@ int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype);
         c_.r->end_ns = gpuinstMpiNow();
-        gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
+        gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), 0);
     }
     return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_at_all_begin_c);
 }
@@ -40089,7 +40159,7 @@ int MPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype 
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_File_read_ordered_begin(fh, buf, count, datatype);
         c_.r->end_ns = gpuinstMpiNow();
-        gpuinstMpiIo(&c_, fh, -1, gpuinstMpiBytes(count, datatype));
+        gpuinstMpiIo(&c_, fh, -1, 0);
     }
     return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_ordered_begin);
 }
@@ -40103,7 +40173,7 @@ int MPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_D
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_File_read_ordered_begin_c(fh, buf, count, datatype);
         c_.r->end_ns = gpuinstMpiNow();
-        gpuinstMpiIo(&c_, fh, -1, gpuinstMpiBytes(count, datatype));
+        gpuinstMpiIo(&c_, fh, -1, 0);
     }
     return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_ordered_begin_c);
 }
@@ -40298,7 +40368,7 @@ int MPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Dataty
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_File_write_all_begin(fh, buf, count, datatype);
         c_.r->end_ns = gpuinstMpiNow();
-        gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
+        gpuinstMpiIo(&c_, fh, pos_, 0);
     }
     return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_all_begin);
 }
@@ -40313,7 +40383,7 @@ int MPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count, MP
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_File_write_all_begin_c(fh, buf, count, datatype);
         c_.r->end_ns = gpuinstMpiNow();
-        gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
+        gpuinstMpiIo(&c_, fh, pos_, 0);
     }
     return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_all_begin_c);
 }
@@ -40386,7 +40456,7 @@ int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf,
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
         c_.r->end_ns = gpuinstMpiNow();
-        gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
+        gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), 0);
     }
     return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_at_all_begin);
 }
@@ -40400,7 +40470,7 @@ int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* bu
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype);
         c_.r->end_ns = gpuinstMpiNow();
-        gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
+        gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), 0);
     }
     return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_at_all_begin_c);
 }
@@ -40491,7 +40561,7 @@ int MPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Da
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_File_write_ordered_begin(fh, buf, count, datatype);
         c_.r->end_ns = gpuinstMpiNow();
-        gpuinstMpiIo(&c_, fh, -1, gpuinstMpiBytes(count, datatype));
+        gpuinstMpiIo(&c_, fh, -1, 0);
     }
     return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_ordered_begin);
 }
@@ -40505,7 +40575,7 @@ int MPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_File_write_ordered_begin_c(fh, buf, count, datatype);
         c_.r->end_ns = gpuinstMpiNow();
-        gpuinstMpiIo(&c_, fh, -1, gpuinstMpiBytes(count, datatype));
+        gpuinstMpiIo(&c_, fh, -1, 0);
     }
     return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_ordered_begin_c);
 }
@@ -47976,7 +48046,7 @@ static void fw_file_read_all_begin(ft_file_read_all_begin pmpi_, MPI_Fint *fh, v
         pmpi_(fh, buf, count, datatype, ierror);
         c_.r->end_ns = gpuinstMpiNow();
         c_.r->result = (int)*ierror;
-        gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), pos_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), pos_, 0);
     }
     gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_all_begin);
 }
@@ -48106,7 +48176,7 @@ static void fw_file_read_at_all_begin(ft_file_read_at_all_begin pmpi_, MPI_Fint 
         pmpi_(fh, offset, buf, count, datatype, ierror);
         c_.r->end_ns = gpuinstMpiNow();
         c_.r->result = (int)*ierror;
-        gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), gpuinstMpiFileByteOffset(PMPI_File_f2c(*fh), (MPI_Offset)*offset), gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), gpuinstMpiFileByteOffset(PMPI_File_f2c(*fh), (MPI_Offset)*offset), 0);
     }
     gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_at_all_begin);
 }
@@ -48203,7 +48273,7 @@ static void fw_file_read_ordered_begin(ft_file_read_ordered_begin pmpi_, MPI_Fin
         pmpi_(fh, buf, count, datatype, ierror);
         c_.r->end_ns = gpuinstMpiNow();
         c_.r->result = (int)*ierror;
-        gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, 0);
     }
     gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_ordered_begin);
 }
@@ -48599,7 +48669,7 @@ static void fw_file_write_all_begin(ft_file_write_all_begin pmpi_, MPI_Fint *fh,
         pmpi_(fh, buf, count, datatype, ierror);
         c_.r->end_ns = gpuinstMpiNow();
         c_.r->result = (int)*ierror;
-        gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), pos_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), pos_, 0);
     }
     gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_all_begin);
 }
@@ -48729,7 +48799,7 @@ static void fw_file_write_at_all_begin(ft_file_write_at_all_begin pmpi_, MPI_Fin
         pmpi_(fh, offset, buf, count, datatype, ierror);
         c_.r->end_ns = gpuinstMpiNow();
         c_.r->result = (int)*ierror;
-        gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), gpuinstMpiFileByteOffset(PMPI_File_f2c(*fh), (MPI_Offset)*offset), gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), gpuinstMpiFileByteOffset(PMPI_File_f2c(*fh), (MPI_Offset)*offset), 0);
     }
     gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_at_all_begin);
 }
@@ -48826,7 +48896,7 @@ static void fw_file_write_ordered_begin(ft_file_write_ordered_begin pmpi_, MPI_F
         pmpi_(fh, buf, count, datatype, ierror);
         c_.r->end_ns = gpuinstMpiNow();
         c_.r->result = (int)*ierror;
-        gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, 0);
     }
     gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_ordered_begin);
 }

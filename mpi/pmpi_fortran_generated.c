@@ -3372,7 +3372,7 @@ static void fw_file_read_all_begin(ft_file_read_all_begin pmpi_, MPI_Fint *fh, v
         pmpi_(fh, buf, count, datatype, ierror);
         c_.r->end_ns = gpuinstMpiNow();
         c_.r->result = (int)*ierror;
-        gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), pos_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), pos_, 0);
     }
     gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_all_begin);
 }
@@ -3502,7 +3502,7 @@ static void fw_file_read_at_all_begin(ft_file_read_at_all_begin pmpi_, MPI_Fint 
         pmpi_(fh, offset, buf, count, datatype, ierror);
         c_.r->end_ns = gpuinstMpiNow();
         c_.r->result = (int)*ierror;
-        gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), gpuinstMpiFileByteOffset(PMPI_File_f2c(*fh), (MPI_Offset)*offset), gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), gpuinstMpiFileByteOffset(PMPI_File_f2c(*fh), (MPI_Offset)*offset), 0);
     }
     gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_at_all_begin);
 }
@@ -3599,7 +3599,7 @@ static void fw_file_read_ordered_begin(ft_file_read_ordered_begin pmpi_, MPI_Fin
         pmpi_(fh, buf, count, datatype, ierror);
         c_.r->end_ns = gpuinstMpiNow();
         c_.r->result = (int)*ierror;
-        gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, 0);
     }
     gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_ordered_begin);
 }
@@ -3995,7 +3995,7 @@ static void fw_file_write_all_begin(ft_file_write_all_begin pmpi_, MPI_Fint *fh,
         pmpi_(fh, buf, count, datatype, ierror);
         c_.r->end_ns = gpuinstMpiNow();
         c_.r->result = (int)*ierror;
-        gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), pos_, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), pos_, 0);
     }
     gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_all_begin);
 }
@@ -4125,7 +4125,7 @@ static void fw_file_write_at_all_begin(ft_file_write_at_all_begin pmpi_, MPI_Fin
         pmpi_(fh, offset, buf, count, datatype, ierror);
         c_.r->end_ns = gpuinstMpiNow();
         c_.r->result = (int)*ierror;
-        gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), gpuinstMpiFileByteOffset(PMPI_File_f2c(*fh), (MPI_Offset)*offset), gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), gpuinstMpiFileByteOffset(PMPI_File_f2c(*fh), (MPI_Offset)*offset), 0);
     }
     gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_at_all_begin);
 }
@@ -4222,7 +4222,7 @@ static void fw_file_write_ordered_begin(ft_file_write_ordered_begin pmpi_, MPI_F
         pmpi_(fh, buf, count, datatype, ierror);
         c_.r->end_ns = gpuinstMpiNow();
         c_.r->result = (int)*ierror;
-        gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
+        gpuinstMpiIo(&c_, PMPI_File_f2c(*fh), -1, 0);
     }
     gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_ordered_begin);
 }

@@ -1747,7 +1747,7 @@ int MPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype data
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_File_read_all_begin(fh, buf, count, datatype);
         c_.r->end_ns = gpuinstMpiNow();
-        gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
+        gpuinstMpiIo(&c_, fh, pos_, 0);
     }
     return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_all_begin);
 }
@@ -1762,7 +1762,7 @@ int MPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datat
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_File_read_all_begin_c(fh, buf, count, datatype);
         c_.r->end_ns = gpuinstMpiNow();
-        gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
+        gpuinstMpiIo(&c_, fh, pos_, 0);
     }
     return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_all_begin_c);
 }
@@ -1835,7 +1835,7 @@ int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int co
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
         c_.r->end_ns = gpuinstMpiNow();
-        gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
+        gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), 0);
     }
     return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_at_all_begin);
 }
@@ -1849,7 +1849,7 @@ int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype);
         c_.r->end_ns = gpuinstMpiNow();
-        gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
+        gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), 0);
     }
     return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_at_all_begin_c);
 }
@@ -1940,7 +1940,7 @@ int MPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype 
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_File_read_ordered_begin(fh, buf, count, datatype);
         c_.r->end_ns = gpuinstMpiNow();
-        gpuinstMpiIo(&c_, fh, -1, gpuinstMpiBytes(count, datatype));
+        gpuinstMpiIo(&c_, fh, -1, 0);
     }
     return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_ordered_begin);
 }
@@ -1954,7 +1954,7 @@ int MPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_D
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_File_read_ordered_begin_c(fh, buf, count, datatype);
         c_.r->end_ns = gpuinstMpiNow();
-        gpuinstMpiIo(&c_, fh, -1, gpuinstMpiBytes(count, datatype));
+        gpuinstMpiIo(&c_, fh, -1, 0);
     }
     return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_read_ordered_begin_c);
 }
@@ -2149,7 +2149,7 @@ int MPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Dataty
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_File_write_all_begin(fh, buf, count, datatype);
         c_.r->end_ns = gpuinstMpiNow();
-        gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
+        gpuinstMpiIo(&c_, fh, pos_, 0);
     }
     return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_all_begin);
 }
@@ -2164,7 +2164,7 @@ int MPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count, MP
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_File_write_all_begin_c(fh, buf, count, datatype);
         c_.r->end_ns = gpuinstMpiNow();
-        gpuinstMpiIo(&c_, fh, pos_, gpuinstMpiBytes(count, datatype));
+        gpuinstMpiIo(&c_, fh, pos_, 0);
     }
     return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_all_begin_c);
 }
@@ -2237,7 +2237,7 @@ int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf,
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
         c_.r->end_ns = gpuinstMpiNow();
-        gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
+        gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), 0);
     }
     return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_at_all_begin);
 }
@@ -2251,7 +2251,7 @@ int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* bu
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype);
         c_.r->end_ns = gpuinstMpiNow();
-        gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), gpuinstMpiBytes(count, datatype));
+        gpuinstMpiIo(&c_, fh, gpuinstMpiFileByteOffset(fh, (MPI_Offset)offset), 0);
     }
     return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_at_all_begin_c);
 }
@@ -2342,7 +2342,7 @@ int MPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Da
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_File_write_ordered_begin(fh, buf, count, datatype);
         c_.r->end_ns = gpuinstMpiNow();
-        gpuinstMpiIo(&c_, fh, -1, gpuinstMpiBytes(count, datatype));
+        gpuinstMpiIo(&c_, fh, -1, 0);
     }
     return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_ordered_begin);
 }
@@ -2356,7 +2356,7 @@ int MPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_File_write_ordered_begin_c(fh, buf, count, datatype);
         c_.r->end_ns = gpuinstMpiNow();
-        gpuinstMpiIo(&c_, fh, -1, gpuinstMpiBytes(count, datatype));
+        gpuinstMpiIo(&c_, fh, -1, 0);
     }
     return gpuinstMpiEnd(&c_, c_.r->result, GPUINST_MPI_CALL_File_write_ordered_begin_c);
 }

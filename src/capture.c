@@ -9,9 +9,10 @@
  *   item            := N | N-M | N:M | every N | %N | all | none
  *
  * RANGE and DOMAIN are globs (fnmatch); no DOMAIN means NVTX's default
- * domain (gpuinst_range_push, nvtxRangePush), `*` any domain.  The part
- * after the last '@' is ITEMS when it reads as such, else a DOMAIN; no
- * ITEMS means every occurrence.  Occurrences are counted per rule and
+ * domain (gpuinst_range_push, nvtxRangePush), also named "default", `*`
+ * any domain.  The part after the last '@' is ITEMS when it reads as such,
+ * else a DOMAIN unless it looks like ITEMS with a typo (capLooksLikeItems:
+ * refused); no ITEMS means every occurrence.  Occurrences are counted per rule and
  * process: every range (push/pop or start/end, gpuinst's or any NVTX
  * range) whose name and domain match is one; a selected occurrence opens
  * a window at its start that closes at its end.
@@ -43,6 +44,7 @@
 #include "profilerInt.h"
 
 #include <ctype.h>
+#include <strings.h>
 #include <fnmatch.h>
 
 #if !defined(GPUINST_AMALGAMATION)
@@ -131,6 +133,20 @@ static int capItems(const char *text, gpuinstSelectRule *out)
     return 1;
 }
 
+/* Whether a part after '@' that is not valid ITEMS was meant as ITEMS
+ * (a number, a range of numbers, `every`, `all`, `none`, `%N`, a comma
+ * list), so that a typo there is refused instead of taken for a domain
+ * name that matches nothing. */
+static int capLooksLikeItems(const char *text)
+{
+    static const char *const words[] = {"every", "all", "none"};
+    const unsigned char c = (unsigned char)text[0];
+    if (isdigit(c) || c == '-' || c == '+' || c == '%' || strchr(text, ',') != NULL || strchr(text, ':') != NULL) return 1;
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strncasecmp(text, words[i], strlen(words[i])) == 0) return 1;
+    return 0;
+}
+
 static int capErr(char *err, size_t cap, const char *what, const char *rule)
 {
     snprintf(err, cap, "GPUINST_CAPTURE: %s in \"%.200s\"", what, rule);
@@ -190,6 +206,11 @@ static int capParse(const char *spec, char *err, size_t errcap)
             snprintf(r->domain, sizeof r->domain, "%s", parts[1]);
         } else if (nparts == 2) {
             if (!capItems(parts[1], &r->sel)) {
+                if (capLooksLikeItems(parts[1])) /* a typo in the items, not a domain: refused, never a silent empty capture */
+                    return capErr(err, errcap,
+                                  "occurrences must be N, N-M, N:M, every N, %N, all or none (a DOMAIN that starts with "
+                                  "a digit, '%' or '-' takes the form RANGE@DOMAIN@ITEMS)",
+                                  whole);
                 if (parts[1][0] == '\0' || strlen(parts[1]) >= sizeof r->domain)
                     return capErr(err, errcap, "an empty domain or one over 127 bytes", whole);
                 snprintf(r->domain, sizeof r->domain, "%s", parts[1]);
@@ -222,7 +243,7 @@ static int capRuleFor(uint32_t name, uint32_t domain)
     const char *nm = gpuinstStringGet(name, NULL), *dn;
     uint32_t i;
     if (nm == NULL) return -1;
-    dn = domain == 0 ? "" : gpuinstStringGet(domain < GPUINST_LOAD_ACQ(&gpuinstG.ndomains) ? gpuinstG.domain_names[domain] : 0, NULL);
+    dn = domain == 0 ? "default" : gpuinstStringGet(domain < GPUINST_LOAD_ACQ(&gpuinstG.ndomains) ? gpuinstG.domain_names[domain] : 0, NULL);
     if (dn == NULL) dn = "";
     for (i = 0; i < capNrules; i++) {
         const CapRule *r = &capRules[i];
@@ -446,8 +467,8 @@ static int capApply(const char *spec)
     if (capParse(spec, err, sizeof err) != GPUINST_SUCCESS) {
         char why[480];
         capNrules = 0;
-        snprintf(why, sizeof why, "%.300s; everything is recorded (no capture window). Syntax: RANGE[@DOMAIN][@N|N-M|N:M|every N|all]"
-                 ", rules separated by ';'", err);
+        snprintf(why, sizeof why, "%.300s; everything is recorded (no capture window). Syntax: RANGE[@DOMAIN][@ITEMS], "
+                 "ITEMS a comma list of N|N-M|N:M|every N|%%N|all|none (no ITEMS: every occurrence), rules separated by ';'", err);
         gpuinstUnavailableAdd("capture", why);
         return 0;
     }

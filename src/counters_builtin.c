@@ -126,7 +126,10 @@ static void cntBiCreate(int which)
         break;
     case BI_ACTIVITY_DROPPED:
 #if GPUINST_WITH_CUPTI
-        if (gpuinstCounterCreate("activity_dropped", "dropped,no_buffer", t2, 2, &g) == GPUINST_SUCCESS)
+        if (!gpuinstActivityRunning()) /* (the activity part starts first: src/parts.c) no zeros that count nothing */
+            why = "CUPTI activity tracing is not running (GPUINST_TRACE=none, or the /unavailable row \"cupti\" "
+                  "says why): there are no activity records to drop";
+        else if (gpuinstCounterCreate("activity_dropped", "dropped,no_buffer", t2, 2, &g) == GPUINST_SUCCESS)
             gpuinstCounterSemantics(g, -1, "count", GPUINST_COUNTER_VALUE_DELTA_SINCE_START | GPUINST_COUNTER_INTERP_SINCE_LAST, 0, 0);
 #else
         why = "gpuinst was built without the CUDA headers (GPUINST_WITH_CUPTI=0): there is no activity tracing";

@@ -919,10 +919,30 @@ static void notWorldWritable(const char *path)
 /* Creates `path` as the output into w->file with `flags`; 0 or -1 on every
  * rank alike.  In parallel mode every rank calls H5Fcreate and the outcome
  * is agreed with an allreduce, so no rank goes on alone. */
+/* Open MPI's MPI-IO (4.1: the shared-file-pointer components' file query at
+ * MPI_File_open) copies the path with a suffix into a fixed buffer and
+ * aborts the process ("*** buffer overflow detected ***") when the path is
+ * longer than about 244 bytes (measured on Open MPI 4.1.4): a longer path is
+ * written in gathered mode (rank 0 writes with HDF5's POSIX driver), with a
+ * margin for other versions and components. */
+#define OMPI_IO_PATH_MAX 200
+
 static int createFile(Writer *w, const char *path, unsigned flags)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), f = -1;
 #if GPUINST_HDF5_PARALLEL
+#if defined(OPEN_MPI) && OPEN_MPI
+    if (w->mode == MODE_PARALLEL && strlen(path) > OMPI_IO_PATH_MAX) { /* every rank has the same path */
+        w->mode = MODE_GATHERED;
+        w->io_rank = gpuinstG.rank == 0;
+        H5Pclose(w->dxpl);
+        w->dxpl = H5Pcreate(H5P_DATASET_XFER);
+        if (sayer(w) && gpuinstG.cfg.verbose)
+            gpuinstWarn("the output's path is %zu bytes long, more than Open MPI's MPI-IO takes (%d): rank 0 "
+                               "writes the file (gathered mode) instead of every rank through MPI-IO",
+                               strlen(path), OMPI_IO_PATH_MAX);
+    }
+#endif
     if (w->mode == MODE_PARALLEL) H5Pset_fapl_mpio(fapl, gpuinstCollComm(), MPI_INFO_NULL);
 #endif
     if (w->io_rank) f = H5Fcreate(path, flags, H5P_DEFAULT, fapl);

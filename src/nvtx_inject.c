@@ -139,7 +139,7 @@ static void nvCount(uint64_t *c)
     GPUINST_ADD_RLX(c, 1);
 }
 
-static int nvWarnedFilter, nvWarnedPayload, nvWarnedCalls, nvWarnedCounter, nvWarnedClock, nvWarnedInvalid;
+static int nvWarnedFilter, nvWarnedPayload, nvWarnedCalls, nvWarnedCounter, nvWarnedClock, nvWarnedInvalid, nvWarnedRange;
 
 /* ---- configuration (before gpuinst_init: a library may start NVTX first) ------ */
 
@@ -157,7 +157,10 @@ static void nvParseFilters(const char *p)
         NvFilter *f;
         while (len > 0 && (*p == ' ' || *p == '\t')) p++, len--;
         while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t')) len--;
-        if (len > 0) {
+        if (len == 0) {
+            gpuinstWarnOnce(&nvWarnedFilter, "GPUINST_NVTX_DOMAINS: an empty entry, one over 119 bytes, or more "
+                                              "than %d entries: ignored", NV_MAX_FILTERS);
+        } else {
             int ex = 0;
             if (*p == '-' || *p == '+') {
                 ex = *p == '-';
@@ -1325,7 +1328,19 @@ static NvCounter *nvCounterFor(nvtxDomainHandle_t h, uint64_t id)
     return c;
 }
 
-/* One sample's bytes -> 8 bytes per field (int64 or double as the field). */
+/* A sample with a value its field cannot hold: refused (counted, said once). */
+static void nvRangeRefused(const NvCounter *c)
+{
+    nvCount(&N.st.counter_samples_refused);
+    gpuinstWarnOnce(&nvWarnedRange, "NVTX counter \"%.64s\": an unsigned 64-bit value above INT64_MAX, which its "
+                                    "int64 field in /counters cannot hold: sample not recorded (counted in "
+                                    "/nvtx/collector counter_samples_refused); declare the field as a signed or "
+                                    "floating-point type to keep such values", c->name);
+}
+
+/* One sample's bytes -> 8 bytes per field (int64 or double as the field).
+ * 1, 0 (a field of no numeric type) or -1: an unsigned value over INT64_MAX
+ * in an int64 field (never clamped: nvRangeRefused). */
 static int nvPack(const NvCounter *c, const unsigned char *src, unsigned char *dst)
 {
     uint32_t i;
@@ -1338,7 +1353,7 @@ static int nvPack(const NvCounter *c, const unsigned char *src, unsigned char *d
             if (!isf) dv = (double)iv;
             memcpy(dst + 8 * i, &dv, 8);
         } else {
-            if (isf) iv = dv >= 9223372036854775807.0 ? INT64_MAX : dv <= -9223372036854775808.0 ? INT64_MIN : (int64_t)dv;
+            if (isf) return -1; /* an integer field reads as double only above INT64_MAX (nvReadScalar) */
             memcpy(dst + 8 * i, &iv, 8);
         }
     }
@@ -1371,9 +1386,14 @@ static void NVTX_API hCounterSample(nvtxDomainHandle_t h, uint64_t id, const voi
 {
     NvCounter *c = nvCounterFor(h, id);
     unsigned char packed[8 * NV_MAX_ENTRIES];
+    int pk = 0;
     if (c == NULL) return;
-    if (value == NULL || size < c->size || !nvPack(c, (const unsigned char *)value, packed)) {
+    if (value == NULL || size < c->size || (pk = nvPack(c, (const unsigned char *)value, packed)) == 0) {
         nvCount(&N.st.invalid);
+        return;
+    }
+    if (pk < 0) {
+        nvRangeRefused(c);
         return;
     }
     gpuinst_counter_sample_raw(c->gc, packed, (int64_t)(8 * c->nfields));
@@ -1418,33 +1438,39 @@ static void NVTX_API hCounterBatchSubmit(nvtxDomainHandle_t h, const nvtxCounter
     }
     ts = (int64_t *)(void *)(packed + chunk * 8 * c->nfields);
     while (done < n) {
-        uint64_t m = n - done < chunk ? n - done : chunk, k;
+        uint64_t m = n - done < chunk ? n - done : chunk, k, o = 0; /* o: samples packed (kept) */
         int have_ts = 1;
         for (k = 0; k < m; k++) {
             uint64_t i = done + k;
             const unsigned char *src = (const unsigned char *)b->counters + i * c->size;
-            if (!nvPack(c, src, packed + k * 8 * c->nfields)) {
+            const int pk = nvPack(c, src, packed + o * 8 * c->nfields);
+            if (pk == 0) {
                 nvCount(&N.st.invalid);
                 free(packed);
                 return;
             }
+            if (pk < 0) { /* this sample only: the others are exact */
+                nvRangeRefused(c);
+                continue;
+            }
             if (b->flags & NV_BATCH_BEGIN_INTERVAL) {
-                ts[k] = b->timestamps[0] + (int64_t)i * b->timestamps[1];
+                ts[o] = b->timestamps[0] + (int64_t)i * b->timestamps[1];
             } else if (b->flags & NV_BATCH_END_INTERVAL) {
-                ts[k] = b->timestamps[0] - (int64_t)(n - 1 - i) * b->timestamps[1];
+                ts[o] = b->timestamps[0] - (int64_t)(n - 1 - i) * b->timestamps[1];
             } else if (nts != 0) {
-                ts[k] = b->timestamps[i];
+                ts[o] = b->timestamps[i];
             } else if (c->ts_off >= 0) {
                 int64_t iv = 0;
                 double dv = 0;
                 int isf = 0;
                 nvReadScalar(c->ts_type, src + c->ts_off, &iv, &dv, &isf);
-                ts[k] = isf ? (int64_t)dv : iv;
+                ts[o] = isf ? (int64_t)dv : iv;
             } else {
                 have_ts = 0; /* no timestamps at all: the time of this call */
             }
+            o++;
         }
-        gpuinst_counter_submit_batch(c->gc, (int64_t)m, packed, have_ts ? ts : NULL, c->clock);
+        if (o > 0) gpuinst_counter_submit_batch(c->gc, (int64_t)o, packed, have_ts ? ts : NULL, c->clock);
         done += m;
     }
     free(packed);

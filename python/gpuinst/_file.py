@@ -433,7 +433,9 @@ class File:
         send_name, recv_name, send_start_ns, recv_start_ns, recv_end_ns
         (the receive's completion when recorded, else its return),
         send_call_id, recv_call_id.  Calls are told apart by name (``*send``
-        and ``*recv``), so new call kinds in the file are simply not matched.
+        and ``*recv``, ``MPI_Mrecv``/``MPI_Imrecv`` included: their rows carry
+        the matched message's source and tag), so new call kinds in the file
+        are simply not matched.
         A persistent request's messages are the rows ``MPI_Start``/``MPI_Startall``
         write per request started (``flags & 2``): ``object`` names the
         ``*send_init``/``recv_init`` row that made the request (send_name and
@@ -457,7 +459,7 @@ class File:
             low = np.where(kind != "", kind.str.lower().str.replace("_init", "", regex=False), low)
             low = pd.Series(low, index=c.index)
         sends = c[low.str.match(r"^mpi_[ibsr]*send$") & (c["peer"] >= 0)]
-        recvs = c[low.str.match(r"^mpi_i?recv$") & (c["peer"] >= 0)]
+        recvs = c[low.str.match(r"^mpi_i?m?recv$") & (c["peer"] >= 0)]  # MPI_Mrecv/Imrecv: the matched message's
         s = sends.assign(src=sends["rank"], dst=sends["peer"]).sort_values("start_ns", kind="stable")
         r = recvs.assign(src=recvs["peer"], dst=recvs["rank"]).sort_values("start_ns", kind="stable")
         k = ["comm", "src", "dst", "tag"]

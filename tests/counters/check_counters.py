@@ -109,6 +109,10 @@ with h5py.File(path, "r") as h:
     # mpi_bytes: offered only when the MPI layer counts bytes
     if "mpi_bytes" not in c:
         check("counters:mpi_bytes" in feats, "mpi_bytes absent and listed in /unavailable: %s" % feats)
+    # activity_dropped: only while CUPTI activity tracing runs; without it no dataset of zeros
+    if "cupti" in feats:
+        check("activity_dropped" not in c and "counters:activity_dropped" in feats,
+              "no activity tracing (cupti unavailable): activity_dropped absent and in /unavailable: %s" % feats)
     threads = h["threads"][()]
     s, text = h["strings"][()], h["strings_text"][()].tobytes()
     names = {text[int(o):int(o) + int(n)].decode() for o, n in zip(s["offset"], s["length"])}

@@ -29,6 +29,11 @@
 #                  GPUINST_AUTO_INIT=1: "cupti unavailable" said once; then
 #                  without GPUINST_AUTO_INIT: no file, and rank 0 says once
 #                  that gpuinst never started and how to start it
+#   longpath       2 ranks, an output path of 250 bytes (a deep directory), then a 303-byte
+#                  name there (the fallback): Open MPI 4.1's MPI-IO aborts the process
+#                  ("buffer overflow detected") on paths over ~244 bytes; such a
+#                  file is written in gathered mode: exit 0, every rank's rows
+#                  (before: every rank aborted in MPI_Finalize)
 #   mpmd           an MPMD job of mpi_env_app (gpuinst) and $PLAIN_APP (no
 #                  gpuinst), each making a communicator by MPI_Comm_split:
 #                  with GPUINST_MPMD=local no hang, rank 0 writes
@@ -137,6 +142,19 @@ auto_init)
     || { echo "FAIL: exit status $rc"; fail=1; }
   expect_lines "GPUINST_AUTO_INIT differs from rank 0's on 1 of 2 ranks (1); every rank uses rank 0's value (on)" 1 "$dir/err"
   check_file "$out" "rows('ranks') == 2" "rows('ranges') == 20"
+  ;;
+longpath)
+  deep=$dir/$(printf 'd%.0s' $(seq 1 100))/$(printf 'e%.0s' $(seq 1 60))
+  mkdir -p "$deep/tmp"
+  long=$deep/$(printf 'f%.0s' $(seq 1 $((246 - ${#deep}))))x.h5
+  echo "longpath: ${#long} bytes"
+  GPUINST_OUTPUT=$long run "$dir/err" -np 2 "$app" || { echo "FAIL: exit status $rc"; fail=1; }
+  check_file "$long" "rows('ranks') == 2" "rows('ranges') == 20" "f.attrs['writer_mode'] in (b'gathered', 'gathered')"
+  name303=$deep/$(printf 'g%.0s' $(seq 1 300)).h5
+  TMPDIR=$deep/tmp GPUINST_OUTPUT=$name303 run "$dir/err2" -np 2 "$app" || { echo "FAIL: exit status $rc (303-byte name)"; fail=1; }
+  expect_lines "its file name is 303 bytes long" 1 "$dir/err2"
+  fb=$(ls "$deep"/tmp/gpuinst-* 2>/dev/null | head -1)
+  [ -n "$fb" ] && check_file "$fb" "rows('ranks') == 2" "rows('ranges') == 20" || { echo "FAIL: no fallback file"; fail=1; }
   ;;
 lines)
   mkdir -p "$dir/tmp"

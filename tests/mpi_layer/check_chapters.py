@@ -113,6 +113,8 @@ def expected_c(r, P, ncomms):
         E("MPI_File_write_at", bytes=64, offset=64 * r, obj="file", comm=0),
         E("MPI_File_write", bytes=16, offset=256 + 16 * r, obj="file"),
         E("MPI_File_read_at_all", bytes=32, offset=64 * ((r + 1) % P), obj="file"),
+        E("MPI_File_write_at_all_begin", bytes=0, offset=768 + 32 * r, obj="file"),
+        E("MPI_File_write_at_all_end", bytes=32, obj="file"),
         E("MPI_File_iwrite_at", bytes=8, offset=512 + 8 * r, obj="file", starts="io"),
         E("MPI_Wait", count=1, label="io"),
         E("MPI_File_close", obj="file"),
@@ -263,6 +265,15 @@ def main():
         for r in range(P):
             # world, self, the program's 5-6 + the N duplicates: none twice
             check(per[r] <= 8 + a.comms, f"rank {r}: {per[r]} /mpi/comms rows for {a.comms} + 8 communicators")
+    if a.variant == "c":
+        # the Python reader matches the tag-8 message (MPI_Send -> MPI_Mprobe + MPI_Mrecv) on every rank
+        _sys.path.insert(0, _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "..", "..", "python"))
+        import gpuinst
+        m = gpuinst.open(a.file).mpi_messages()
+        m8 = m[m["tag"] == 8]
+        check(len(m8) == P and set(m8["recv_name"]) == {"MPI_Mrecv"} and set(int(x) for x in m8["bytes"]) == {36}
+              and all(int(d) == (int(s) + 1) % P for s, d in zip(m8["src"], m8["dst"])),
+              f"mpi_messages: tag 8 (MPI_Mrecv) {len(m8)} matched, expected {P} ({sorted(set(m8['recv_name']))})")
     if fails:
         for m in fails[:40]:
             print("FAIL:", m)

@@ -194,6 +194,9 @@ int main(int argc, char **argv)
         CHECK(MPI_File_seek(fh, (MPI_Offset)(256 + rank * 16), MPI_SEEK_SET)); /* local */
         CHECK(MPI_File_write(fh, ibuf, 4, MPI_INT, MPI_STATUS_IGNORE));        /* 16 B at 256 + r*16 */
         CHECK(MPI_File_read_at_all(fh, (MPI_Offset)(((rank + 1) % P) * 64), jbuf, 8, MPI_INT, MPI_STATUS_IGNORE));
+        /* a split collective: 32 B at 768 + r*32, counted once (by _end) */
+        CHECK(MPI_File_write_at_all_begin(fh, (MPI_Offset)(768 + rank * 32), ibuf, 8, MPI_INT));
+        CHECK(MPI_File_write_at_all_end(fh, ibuf, MPI_STATUS_IGNORE));
         CHECK(MPI_File_iwrite_at(fh, (MPI_Offset)(512 + rank * 8), ibuf, 2, MPI_INT, &rq[0])); /* 8 B */
         CHECK(MPI_Wait(&rq[0], MPI_STATUS_IGNORE));
         CHECK(MPI_File_close(&fh));

@@ -150,6 +150,15 @@ check(at.get("value_unit") == "items", "unit items")
 check(float(at.get("value_min", -1)) == 0 and float(at.get("value_max", -1)) == 100, "bounds 0..100")
 check(at.get("value_interpolation") == "since_last" and at.get("value_value_type") == "absolute",
       "interpolation since_last, value type absolute")
+bg = h["/counters/lib.big"][...]
+check([int(x) for x in bg["value"]] == [5, 2**63 - 1, 7, 9],
+      f"uint64 counter: values above INT64_MAX refused, never clamped ({[int(x) for x in bg['value']]})")
+check(ts is not None and [int(x) for x in bg["time_ns"][2:]] == [ts[0] + 3000, ts[0] + 5000],
+      "the batch's kept samples at their own timestamps")
+check(int(h["/nvtx/collector"][0]["counter_samples_refused"]) == 2, "the two refused samples counted")
+err_path = path + ".stderr"  # run_nvtx.sh keeps stderr next to the file
+check(not os.path.exists(err_path) or open(err_path).read().count("above INT64_MAX") == 1,
+      "the refusal said once on stderr")
 if api:
     check(len(h["/counters/api.count"]) == 3, "the API's counter: 3 samples, once")
     check(len(rows(ranges, "api.outer", "default")) == 1 and len(rows(ranges, "api.in.libdom", "libdom")) == 1,

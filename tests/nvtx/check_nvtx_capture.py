@@ -26,6 +26,8 @@ CASES = {
                        excluded=0),
     "step_3_4_no_beta": dict(its=[3, 4], outside=False, step=True, alpha=True, beta=False, windows=[3, 4],
                              excluded=1),
+    "step_default_3_4": dict(its=[3, 4], outside=False, step=True, alpha=True, beta=True, windows=[3, 4], excluded=0),
+    "bad_items":  dict(its=ALL, outside=True, step=True, alpha=True, beta=True, windows=None, bad=True, excluded=0),
     "bad_spec":   dict(its=ALL, outside=True, step=True, alpha=True, beta=True, windows=None, bad=True, excluded=0),
 }
 c = CASES[case]

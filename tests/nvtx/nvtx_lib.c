@@ -186,6 +186,33 @@ int nvtxlib_counter(int64_t ts[3])
     b.timestamps = ts;
     b.timestampsSize = 3 * sizeof ts[0];
     nvtxCounterBatchSubmit(d, &b);
+    {
+        /* "lib.big" (uint64): 5, 2^63 (over INT64_MAX: refused, never
+         * clamped), INT64_MAX (kept), then a batch 7, 2^64 - 1 (refused), 9
+         * at t0 + 3000, t0 + 4000, t0 + 5000: the two others kept exactly
+         * at their own timestamps. */
+        uint64_t big, bvals[3] = {7, UINT64_MAX, 9};
+        int64_t bts[3] = {ts[0] + 3000, ts[0] + 4000, ts[0] + 5000};
+        uint64_t bid;
+        ca.schemaId = NVTX_PAYLOAD_ENTRY_TYPE_UINT64;
+        ca.name = "lib.big";
+        ca.semantics = NULL;
+        bid = nvtxCounterRegister(d, &ca);
+        big = 5;
+        nvtxCounterSample(d, bid, &big, sizeof big);
+        big = (uint64_t)1 << 63;
+        nvtxCounterSample(d, bid, &big, sizeof big);
+        big = (uint64_t)INT64_MAX;
+        nvtxCounterSample(d, bid, &big, sizeof big);
+        memset(&b, 0, sizeof b);
+        b.counterId = bid;
+        b.counters = bvals;
+        b.countersSize = sizeof bvals;
+        b.timestamps = bts;
+        b.timestampsSize = sizeof bts;
+        nvtxCounterBatchSubmit(d, &b);
+        if (bid == NVTX_COUNTER_ID_NONE) return 1;
+    }
     return id != NVTX_COUNTER_ID_NONE ? 0 : 1;
 }
 

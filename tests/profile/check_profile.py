@@ -324,6 +324,16 @@ def main():
               {k: (pm.get(k), tm.get(k)) for k in set(pm) | set(tm) if pm.get(k) != tm.get(k)})
         print("report: %d ranges and %d MPI calls, the same counts from the profile and the trace" %
               (len(pr), len(pm)))
+        # the counters table: the figures of /counters/stats in both modes (a profile-mode file keeps no samples)
+        for path, tab in ((sys.argv[3], tp), (sys.argv[4], tt)):
+            f = h5py.File(path, "r")
+            st = {(r["counter"].decode(), r["field"].decode()): (int(r["ranks"]), int(r["samples"]), float(r["mean"]))
+                  for r in f["/counters/stats"][()]}
+            got = {(r["group"], r["field"]): (int(r["ranks"]), int(r["samples"]), float(r["mean"]))
+                   for r in tab["counters"]["rows"]}
+            check(len(st) > 0 and set(got) == set(st) and
+                  all(got[k][:2] == st[k][:2] and abs(got[k][2] - st[k][2]) <= 1e-9 * max(1.0, abs(st[k][2])) for k in st),
+                  "report counters of %s = /counters/stats: %s vs %s" % (path.rsplit("/", 1)[-1], got, st))
     elif mode == "both":
         f = h5py.File(sys.argv[2], "r")
         check(int(f.attrs["nranks"]) == ranks, "nranks %d" % int(f.attrs["nranks"]))

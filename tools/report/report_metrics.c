@@ -220,6 +220,51 @@ static int bookkeeping(const char *m)
     return 0;
 }
 
+/* Rows of /counters/stats for `dataset` (a sample dataset with no rows:
+ * profile mode keeps statistics only): 1 if any was added. */
+static int countersFromStats(Ctx *c, RTab *t, const char *dataset)
+{
+    h5tab s;
+    char *cn = NULL, *ds = NULL, *fl = NULL;
+    size_t wc = 0, wd = 0, wf = 0, i;
+    uint64_t *nr = NULL, *ns = NULL;
+    double *mn = NULL, *me = NULL, *mx = NULL, *im = NULL;
+    int added = 0;
+    if (!h5tabIsTable(c->file, "/counters/stats") || h5tabOpen(c->file, "/counters/stats", &s) != 0) return 0;
+    if (h5tabStr(&s, "counter", &cn, &wc) == 0 && h5tabStr(&s, "dataset", &ds, &wd) == 0 &&
+        h5tabStr(&s, "field", &fl, &wf) == 0 && h5tabU64(&s, "ranks", &nr) == 0 && h5tabU64(&s, "samples", &ns) == 0 &&
+        h5tabF64(&s, "min", &mn) == 0 && h5tabF64(&s, "mean", &me) == 0 && h5tabF64(&s, "max", &mx) == 0 &&
+        h5tabF64(&s, "imbalance", &im) == 0) {
+        for (i = 0; i < s.n; i++) {
+            char an[160], *u;
+            size_t row;
+            h5tab d;
+            if (strcmp(ds + i * wd, dataset) != 0) continue;
+            u = NULL;
+            if (h5tabOpen(c->file, dataset, &d) == 0) {
+                snprintf(an, sizeof an, "%s_unit", fl + i * wf);
+                u = h5AttrStr(d.ds, an);
+                h5tabClose(&d);
+            }
+            row = rtabRow(t);
+            rtabS(t, row, 0, cn + i * wc);
+            rtabS(t, row, 1, fl + i * wf);
+            rtabS(t, row, 2, u ? u : "");
+            rtabV(t, row, 3, (double)nr[i]);
+            rtabV(t, row, 4, (double)ns[i]);
+            rtabV(t, row, 5, mn[i]);
+            rtabV(t, row, 6, me[i]);
+            rtabV(t, row, 7, mx[i]);
+            rtabV(t, row, 8, im[i]);
+            free(u);
+            added = 1;
+        }
+    }
+    free(cn), free(ds), free(fl), free(nr), free(ns), free(mn), free(me), free(mx), free(im);
+    h5tabClose(&s);
+    return added;
+}
+
 RTab *sectionCounters(Ctx *c)
 {
     RTab *t = rtabNew("counters", "Counter groups: per-rank mean of each field, over ranks");
@@ -241,7 +286,7 @@ RTab *sectionCounters(Ctx *c)
         int nm, k;
         uint64_t *rk = NULL, *okv = NULL;
         const char *base = strrchr(l.p[di], '/');
-        int okzero = 0, fields = 0;
+        int okzero = 0, fields = 0, novalue = 0;
         char *cname = NULL;
         base = base ? base + 1 : l.p[di];
         /* statistics and per-rank metadata tables are not sample groups */
@@ -249,7 +294,13 @@ RTab *sectionCounters(Ctx *c)
         if (h5tabOpen(c->file, l.p[di], &d) != 0) continue;
         readU64Any(&d, C_RANK, &rk);
         /* samples without a value: no_value != 0 (src/counters.c), valid == 0, status != 0 */
-        if (h5tabHas(&d, "no_value") && h5tabU64(&d, "no_value", &okv) == 0) okzero = 1;
+        if (d.n == 0 && countersFromStats(c, t, l.p[di])) { /* profile mode keeps no samples: /counters/stats has them */
+            h5tabClose(&d);
+            continue;
+        }
+        /* as /counters/stats: a sample without a value is left out only when unavailable (no_value 3);
+         * "zero" (1) and "unchanged" (2) samples hold their values */
+        if (h5tabHas(&d, "no_value") && h5tabU64(&d, "no_value", &okv) == 0) okzero = 1, novalue = 1;
         else if (h5tabHas(&d, "valid") && h5tabU64(&d, "valid", &okv) == 0) okzero = 0;
         else if (h5tabHas(&d, "status") && h5tabU64(&d, "status", &okv) == 0) okzero = 1;
         nm = h5tabMembers(&d, mem, 128);
@@ -271,8 +322,13 @@ RTab *sectionCounters(Ctx *c)
                 rsum = (double *)calloc(R, sizeof *rsum);
                 rn = (double *)calloc(R, sizeof *rn);
                 rmean = (double *)calloc(R + 1, sizeof *rmean);
+                int delta;
+                snprintf(an, sizeof an, "%s_value_type", mem[k]);
+                u = h5AttrStr(d.ds, an);
+                delta = u != NULL && strcmp(u, "delta") == 0; /* each rank's figure is its sum, as /counters/stats */
+                free(u);
                 for (i = 0; rsum && rn && i < d.n; i++) {
-                    if (okv && (okzero ? okv[i] != 0 : okv[i] == 0)) continue;
+                    if (okv && (novalue ? okv[i] == 3 : okzero ? okv[i] != 0 : okv[i] == 0)) continue;
                     if (isnan(v[i]) || !rankOk(c, rk[i])) continue;
                     ns++;
                     rsum[rk[i]] += v[i];
@@ -280,7 +336,7 @@ RTab *sectionCounters(Ctx *c)
                 }
                 rankSummary(c, l.p[di]);
                 for (r = 0; rsum && rn && rmean && r < R; r++)
-                    if (rn[r]) rmean[nr++] = rsum[r] / rn[r];
+                    if (rn[r]) rmean[nr++] = delta ? rsum[r] : rsum[r] / rn[r];
                 st = statRanks(rmean, NULL, nr);
                 snprintf(an, sizeof an, "%s_unit", mem[k]);
                 u = h5AttrStr(d.ds, an);
@@ -313,9 +369,10 @@ RTab *sectionCounters(Ctx *c)
         rtabNote(t, "no counter samples (no sample datasets under /counters: counters are opt-in, see "
                     "GPUINST_COUNTERS).");
     else
-        rtabNote(t, "Per rank: the mean of its samples that have a value; then min, mean and max over the "
-                    "ranks that sampled the field; imb = max/mean. (/counters/stats has the same per "
-                    "counter, with sums for DELTA counters.)");
+        rtabNote(t, "Per rank: the mean of its samples that have a value (the sum for a DELTA field; "
+                    "unavailable samples left out); then min, mean and max over the ranks that sampled the "
+                    "field; imb = max/mean: the figures of /counters/stats, which this table shows for a "
+                    "profile-mode file (no samples kept).");
     pathsFree(&l);
     return t;
 }
