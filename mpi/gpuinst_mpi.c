@@ -59,9 +59,40 @@ GPUINST_PRIVATE void gpuinstMpiPartBeforeWrite(void)
  * must match (GPUINST_AUTO_INIT among them, so no rank starts gpuinst
  * alone), then starts or attaches gpuinst, then says the held job-wide
  * lines once (src/diag.c).  Collective. */
-GPUINST_PRIVATE void gpuinstMpiAfterInit(void)
+GPUINST_PRIVATE gpuinstMpiStamp gpuinstMpiInitEnter(void)
+{
+    gpuinstMpiStamp s;
+    s.running = GPUINST_LOAD_ACQ(&gpuinstG.state) == GPUINST_STATE_RUNNING;
+    s.t = s.running ? gpuinstMpiNow() : gpuinstClockMonoNs(); /* gpuinst's clock is chosen at gpuinst_init */
+    return s;
+}
+
+/* The row of MPI_Init(_thread): from its entry to PMPI_Init's return
+ * (gpuinst's own start-up after it left out), written once gpuinst
+ * records.  A stamp taken before gpuinst_init is CLOCK_MONOTONIC: moved
+ * onto gpuinst's clock by the offset between the two read now, adjacent
+ * (the TSC's rate against CLOCK_MONOTONIC's over MPI_Init: well under 1 us). */
+static void initRow(int call, gpuinstMpiStamp enter, uint64_t done, int provided, int fortran)
+{
+    gpuinstMpiCall c_;
+    if (!gpuinstMpiBegin(&c_, call)) return;
+    if (!enter.running) {
+        const uint64_t g = gpuinstMpiNow(), m = gpuinstClockMonoNs();
+        const int64_t off = (int64_t)(g - m);
+        enter.t = (uint64_t)((int64_t)enter.t + off);
+        done = (uint64_t)((int64_t)done + off);
+    }
+    c_.r->start_ns = enter.t;
+    c_.r->end_ns = done;
+    if (call == GPUINST_MPI_CALL_Init_thread) c_.r->tag = provided; /* the thread level MPI provided */
+    if (fortran) c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+    gpuinstMpiEnd(&c_, MPI_SUCCESS, call);
+}
+
+GPUINST_PRIVATE void gpuinstMpiAfterInit(int call, gpuinstMpiStamp enter, int provided, int fortran)
 {
     int st;
+    const uint64_t done = enter.running ? gpuinstMpiNow() : gpuinstClockMonoNs();
     if (!gpuinstCollLearnRank()) return;
     gpuinstDiagHold();
     if (gpuinstCollEnsureComm()) gpuinstConfigAgree();
@@ -71,21 +102,24 @@ GPUINST_PRIVATE void gpuinstMpiAfterInit(void)
     else if (st == GPUINST_STATE_RUNNING || (st == GPUINST_STATE_NVTX_ONLY && gpuinstG.disabled))
         gpuinstCollAttach();
     gpuinstDiagAgree();
+    initRow(call, enter, done, provided, fortran);
 }
 
 /* ---- interception ---------------------------------------------------------- */
 
 int MPI_Init(int *argc, char ***argv)
 {
+    const gpuinstMpiStamp enter = gpuinstMpiInitEnter();
     int rc = PMPI_Init(argc, argv);
-    if (rc == MPI_SUCCESS) gpuinstMpiAfterInit();
+    if (rc == MPI_SUCCESS) gpuinstMpiAfterInit(GPUINST_MPI_CALL_Init, enter, 0, 0);
     return rc;
 }
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
+    const gpuinstMpiStamp enter = gpuinstMpiInitEnter();
     int rc = PMPI_Init_thread(argc, argv, required, provided);
-    if (rc == MPI_SUCCESS) gpuinstMpiAfterInit();
+    if (rc == MPI_SUCCESS) gpuinstMpiAfterInit(GPUINST_MPI_CALL_Init_thread, enter, provided ? *provided : -1, 0);
     return rc;
 }
 
@@ -104,9 +138,17 @@ static void preloadedNeverStarted(void)
                 "GPUINST_AUTO_INIT=1 (mpirun -x GPUINST_AUTO_INIT=1)");
 }
 
-GPUINST_PRIVATE void gpuinstMpiBeforeFinalize(void)
+GPUINST_PRIVATE void gpuinstMpiBeforeFinalize(int fortran)
 {
     int st = GPUINST_LOAD_ACQ(&gpuinstG.state);
+    gpuinstMpiCall c_;
+    /* MPI_Finalize's row: its entry (end = start): the file is written here,
+     * before PMPI_Finalize runs, so its duration cannot be in it (as MPI_Abort's) */
+    if (gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Finalize)) {
+        c_.r->start_ns = c_.r->end_ns = gpuinstMpiNow();
+        if (fortran) c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
+        gpuinstMpiEnd(&c_, MPI_SUCCESS, GPUINST_MPI_CALL_Finalize);
+    }
     /* Write while MPI still works: tools that finalise after MPI_Finalize lose output. */
     if (st == GPUINST_STATE_RUNNING || st == GPUINST_STATE_NVTX_ONLY) gpuinstFinalize(1);
     if (st == GPUINST_STATE_UNINIT) preloadedNeverStarted();
@@ -117,7 +159,7 @@ GPUINST_PRIVATE void gpuinstMpiBeforeFinalize(void)
 
 int MPI_Finalize(void)
 {
-    gpuinstMpiBeforeFinalize();
+    gpuinstMpiBeforeFinalize(0);
     return PMPI_Finalize();
 }
 

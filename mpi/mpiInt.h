@@ -718,11 +718,20 @@ GPUINST_PRIVATE gpuinstMpiFFn gpuinstMpiFResolve(const char *sym, gpuinstMpiFFn 
 #define GPUINST_FWEAK77 __attribute__((weak))
 #endif
 
-/* After MPI_Init(_thread) (C or Fortran) returned: rank, auto-init,
- * clock alignment at init. */
-GPUINST_PRIVATE void gpuinstMpiAfterInit(void);
-/* Before PMPI_Finalize (C or Fortran): write the file, free gpuinst's comm. */
-GPUINST_PRIVATE void gpuinstMpiBeforeFinalize(void);
+/* MPI_Init(_thread)'s entry: the time (gpuinst's clock while it records,
+ * else CLOCK_MONOTONIC, `running` 0) for the call's row. */
+typedef struct {
+    uint64_t t;
+    int running;
+} gpuinstMpiStamp;
+GPUINST_PRIVATE gpuinstMpiStamp gpuinstMpiInitEnter(void);
+/* After MPI_Init(_thread) (C or Fortran; call GPUINST_MPI_CALL_Init or
+ * _Init_thread) returned: rank, auto-init, clock alignment at init, then
+ * the call's row (from `enter`; Init_thread's `tag` = provided). */
+GPUINST_PRIVATE void gpuinstMpiAfterInit(int call, gpuinstMpiStamp enter, int provided, int fortran);
+/* Before PMPI_Finalize (C, or Fortran: `fortran` 1): the call's row, write
+ * the file, free gpuinst's comm. */
+GPUINST_PRIVATE void gpuinstMpiBeforeFinalize(int fortran);
 #if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
 /* Publishes gpuinstMpiThreadSeq (src/profilerInt.h) for the profiler. */
 GPUINST_PRIVATE void gpuinstMpiPublishSeq(void);

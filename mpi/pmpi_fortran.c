@@ -181,18 +181,22 @@ FNAMES(init, INIT, (F *ierr), (ierr))
 static void fw_init(F *ierr)
 {
     ft_init fn = pmpi_init_;
+    gpuinstMpiStamp enter;
     FMISSING(init, "MPI_Init")
+    enter = gpuinstMpiInitEnter();
     fn(ierr);
-    if (*ierr == MPI_SUCCESS) gpuinstMpiAfterInit();
+    if (*ierr == MPI_SUCCESS) gpuinstMpiAfterInit(GPUINST_MPI_CALL_Init, enter, 0, 1);
 }
 
 FNAMES(init_thread, INIT_THREAD, (F *required, F *provided, F *ierr), (required, provided, ierr))
 static void fw_init_thread(F *required, F *provided, F *ierr)
 {
     ft_init_thread fn = pmpi_init_thread_;
+    gpuinstMpiStamp enter;
     FMISSING(init_thread, "MPI_Init_thread")
+    enter = gpuinstMpiInitEnter();
     fn(required, provided, ierr);
-    if (*ierr == MPI_SUCCESS) gpuinstMpiAfterInit();
+    if (*ierr == MPI_SUCCESS) gpuinstMpiAfterInit(GPUINST_MPI_CALL_Init_thread, enter, (int)*provided, 1);
 }
 
 FNAMES(finalize, FINALIZE, (F *ierr), (ierr))
@@ -200,7 +204,7 @@ static void fw_finalize(F *ierr)
 {
     ft_finalize fn = pmpi_finalize_;
     FMISSING(finalize, "MPI_Finalize")
-    gpuinstMpiBeforeFinalize();
+    gpuinstMpiBeforeFinalize(1);
     fn(ierr);
 }
 

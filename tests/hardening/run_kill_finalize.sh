@@ -5,7 +5,8 @@
 # holds more than 1 MB (the temporary ".kf.h5.tmp.<pid>"; before the fix,
 # kf.h5 itself).  Asserted: nothing under the final name (before the fix a
 # partial kf.h5 stayed, unreadable), the spill file is kept, and
-# tools/gpuinst-recover turns it into a valid file (check_recovered.py).
+# tools/gpuinst-recover turns it into a valid file in format 2.1, as gpuinst
+# writes one (check_recovered.py, against a file `hostile finalize_kill 1000` writes).
 #   run_kill_finalize.sh <hostile> <python with h5py> <source dir> <work dir> N
 set -u
 prog=$1; py=$2; src=$3; dir=$4; n=$5
@@ -34,6 +35,9 @@ if [ -e "$out" ]; then echo "FAIL: $out exists after the writer was killed mid-w
 spill=$out.spill.$pid
 if [ ! -f "$spill" ]; then echo "FAIL: no spill file $spill"; exit 1; fi
 "$py" "$src/tools/gpuinst-recover" -o "$dir/kf.recovered.h5" "$spill" || exit 1
-"$py" "$src/tests/hardening/check_recovered.py" "$dir/kf.recovered.h5" "$n" $((8 * 1048576 / 48 + 2 * 87381)) || exit 1
+# a file gpuinst writes itself, same names: the recovered file must have its types and attributes
+GPUINST_OUTPUT=$dir/ref.h5 "$prog" finalize_kill 1000 2>/dev/null || { echo "run_kill_finalize.sh: no reference file"; exit 1; }
+"$py" "$src/tests/hardening/check_recovered.py" "$dir/kf.recovered.h5" "$n" $((8 * 1048576 / 48 + 2 * 87381)) \
+  "$spill" "$dir/ref.h5" || exit 1
 rm -rf "$dir"
 echo "run_kill_finalize.sh: ok"

@@ -126,6 +126,7 @@ def expected_c(r, P, ncomms):
         seq.append(E("MPI_Barrier", bytes=0, peer=NONE))
     for _ in range(ncomms):
         seq.append(E("MPI_Comm_free"))
+    seq = [E("MPI_Init")] + seq + [E("MPI_Finalize", bytes=0)]  # rows of their own (MPI_Finalize: end = start)
     local = {"MPI_Comm_rank": 11, "MPI_Comm_size": 1, "MPI_Type_vector": 1, "MPI_Type_commit": 1,
              "MPI_Type_free": 1, "MPI_Comm_group": 1, "MPI_Group_incl": 1, "MPI_Group_free": 2,
              "MPI_Alloc_mem": 1, "MPI_Free_mem": 1, "MPI_File_seek": 1}
@@ -174,6 +175,7 @@ def expected_f08(r, P, ncomms):
     for s in seq:
         if s.get("starts") in ("p1", "p0"):
             s["starts"] = "p"
+    seq = [E("MPI_Init")] + seq + [E("MPI_Finalize", bytes=0)]  # MPI_Init: gpuinst started inside it (auto-init)
     local = {"MPI_Comm_rank": 6, "MPI_Comm_size": 1}
     return seq, local
 
@@ -238,6 +240,11 @@ def main():
               f"rank {r}: Fortran flag (1) should be {'set' if fortran else 'clear'} on every row")
         seq, local = (expected_c if a.variant == "c" else expected_f08)(r, P, a.comms)
         labels, starters = match_rows(r, rows, names, seq, P)
+        for x, n in zip(rows, names):  # MPI_Init's row: entry to PMPI_Init's return, on gpuinst's clock
+            if n == "MPI_Init":        # (f08: gpuinst started inside it, its entry moved from CLOCK_MONOTONIC)
+                d = int(x["end_ns"]) - int(x["start_ns"])
+                check(0 < d < 60 * 10**9 and int(x["end_ns"]) <= int(rows[1]["start_ns"]),
+                      f"rank {r}: MPI_Init row lasts {d} ns, ends at {int(x['end_ns'])} (next row {int(rows[1]['start_ns'])})")
         for lab, row, n in starters:
             ends = [int(x["end_ns"]) for x in labels.get(lab, [])]
             check(int(row["complete_ns"]) > 0 and int(row["complete_ns"]) in ends,

@@ -168,7 +168,7 @@ def main():
     for r in range(NRANKS):
         for k in range(5):
             crow.append((float(100 + 10 * r + k), r, 1_000_000 + k * 100_000, 0, float(k * (r + 1)),
-                         1 if (r, k) == (1, 4) else 0))
+                         3 if (r, k) == (1, 4) else 0))  # 3: unavailable (left out; 1 zero / 2 unchanged count)
     d = ds(f, "/counters/memory", crow,
            [("rss", "<f8"), ("rank", "<u4"), ("time_ns", "<u8"), ("thread", "<u2"), ("gpu_used", "<f8"),
             ("no_value", "u1")])
