@@ -6845,7 +6845,11 @@ GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg)
     cfg->mode = cfgMode(0);
     cfgString("GPUINST_OUTPUT", cfg->output, sizeof cfg->output, "gpuinst.h5");
     cfg->enable = gpuinstEnvFlag("GPUINST_ENABLE", 1);
-    cfg->verbose = (int)gpuinstEnvU64("GPUINST_VERBOSE", 0, 0, 9);
+    { /* a level 0..9, or an on/off word (on = 1) as every on/off variable */
+        const char *v = getenv("GPUINST_VERBOSE");
+        const int w = v != NULL && v[0] != '\0' ? flagWord(v) : -1;
+        cfg->verbose = w >= 0 ? w : (int)gpuinstEnvU64("GPUINST_VERBOSE", 0, 0, 9);
+    }
     cfgString("GPUINST_TRACE", cfg->trace, sizeof cfg->trace, "default");
     cfgString("GPUINST_METRICS", cfg->metrics, sizeof cfg->metrics, "");
     cfgString("GPUINST_COUNTERS", cfg->counters, sizeof cfg->counters, "");
@@ -7026,7 +7030,8 @@ GPUINST_PRIVATE int gpuinstCollLearnRank(void)
  *  - GPUINST_MPMD=local: gpuinst makes no collective call of its own (on
  *    MPI_COMM_WORLD or on the application's communicators) and each rank
  *    writes "<output>.rank<N>" alone: a program without gpuinst cannot
- *    hang.  Every program must be given it (`mpirun -x GPUINST_MPMD=local`).
+ *    hang.  Every program must be given it (an `-x GPUINST_MPMD=local` in
+ *    each app context: Open MPI 4.1 applies `-x` to its own context only).
  *  - otherwise (auto, the default; shared): collectives as in an SPMD job.
  *    In an Open MPI MPMD job (OMPI_NUM_APP_CTX > 1) a watchdog says after
  *    10 s that gpuinst still waits in that first collective, and why. */
@@ -7060,9 +7065,9 @@ static void *mpmdWatchdog(void *arg)
     if (late)
         gpuinstWarn("still waiting after 10 s in gpuinst's first collective on MPI_COMM_WORLD (MPI_Comm_dup) in "
                     "this MPMD job of %d programs: if a program of the job does not link gpuinst, it never joins "
-                    "and the job hangs here; run every program with GPUINST_MPMD=local (mpirun -x "
-                    "GPUINST_MPMD=local ...): then gpuinst makes no collective call and each rank writes its own "
-                    "file", apps);
+                    "and the job hangs here; run every program with GPUINST_MPMD=local (an -x GPUINST_MPMD=local in "
+                    "each app context: mpirun -n 1 -x GPUINST_MPMD=local ./a : -n 1 -x GPUINST_MPMD=local ./b): "
+                    "then gpuinst makes no collective call and each rank writes its own file", apps);
     return NULL;
 }
 
@@ -22761,8 +22766,9 @@ static void cntBuildTable(cntCounter *c)
         f[4 + i].doc = c->ftype[i] == GPUINST_COUNTER_INT64 ? "counter field (int64)" : "counter field (double)";
     }
     c->table.path = c->path;
-    c->table.doc = c->scalar ? "samples of an NVTX counter (gpuinst_counter_create)"
-                             : "samples of an NVTX counter group (gpuinst_counter_group_create)";
+    c->table.doc = c->scalar ? "samples of a counter (gpuinst_counter_create, an NVTX counter or a built-in group)"
+                             : "samples of a counter group (gpuinst_counter_group_create, an NVTX counter or a "
+                               "built-in group)";
     c->table.record_size = CNT_HDR + 8 * c->nfields;
     c->table.nfields = 4 + c->nfields;
     c->table.fields = c->fields;

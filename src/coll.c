@@ -53,7 +53,8 @@ GPUINST_PRIVATE int gpuinstCollLearnRank(void)
  *  - GPUINST_MPMD=local: gpuinst makes no collective call of its own (on
  *    MPI_COMM_WORLD or on the application's communicators) and each rank
  *    writes "<output>.rank<N>" alone: a program without gpuinst cannot
- *    hang.  Every program must be given it (`mpirun -x GPUINST_MPMD=local`).
+ *    hang.  Every program must be given it (an `-x GPUINST_MPMD=local` in
+ *    each app context: Open MPI 4.1 applies `-x` to its own context only).
  *  - otherwise (auto, the default; shared): collectives as in an SPMD job.
  *    In an Open MPI MPMD job (OMPI_NUM_APP_CTX > 1) a watchdog says after
  *    10 s that gpuinst still waits in that first collective, and why. */
@@ -87,9 +88,9 @@ static void *mpmdWatchdog(void *arg)
     if (late)
         gpuinstWarn("still waiting after 10 s in gpuinst's first collective on MPI_COMM_WORLD (MPI_Comm_dup) in "
                     "this MPMD job of %d programs: if a program of the job does not link gpuinst, it never joins "
-                    "and the job hangs here; run every program with GPUINST_MPMD=local (mpirun -x "
-                    "GPUINST_MPMD=local ...): then gpuinst makes no collective call and each rank writes its own "
-                    "file", apps);
+                    "and the job hangs here; run every program with GPUINST_MPMD=local (an -x GPUINST_MPMD=local in "
+                    "each app context: mpirun -n 1 -x GPUINST_MPMD=local ./a : -n 1 -x GPUINST_MPMD=local ./b): "
+                    "then gpuinst makes no collective call and each rank writes its own file", apps);
     return NULL;
 }
 

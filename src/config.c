@@ -310,7 +310,11 @@ GPUINST_PRIVATE void gpuinstConfigLoad(gpuinstConfig *cfg)
     cfg->mode = cfgMode(0);
     cfgString("GPUINST_OUTPUT", cfg->output, sizeof cfg->output, "gpuinst.h5");
     cfg->enable = gpuinstEnvFlag("GPUINST_ENABLE", 1);
-    cfg->verbose = (int)gpuinstEnvU64("GPUINST_VERBOSE", 0, 0, 9);
+    { /* a level 0..9, or an on/off word (on = 1) as every on/off variable */
+        const char *v = getenv("GPUINST_VERBOSE");
+        const int w = v != NULL && v[0] != '\0' ? flagWord(v) : -1;
+        cfg->verbose = w >= 0 ? w : (int)gpuinstEnvU64("GPUINST_VERBOSE", 0, 0, 9);
+    }
     cfgString("GPUINST_TRACE", cfg->trace, sizeof cfg->trace, "default");
     cfgString("GPUINST_METRICS", cfg->metrics, sizeof cfg->metrics, "");
     cfgString("GPUINST_COUNTERS", cfg->counters, sizeof cfg->counters, "");

@@ -327,8 +327,9 @@ static void cntBuildTable(cntCounter *c)
         f[4 + i].doc = c->ftype[i] == GPUINST_COUNTER_INT64 ? "counter field (int64)" : "counter field (double)";
     }
     c->table.path = c->path;
-    c->table.doc = c->scalar ? "samples of an NVTX counter (gpuinst_counter_create)"
-                             : "samples of an NVTX counter group (gpuinst_counter_group_create)";
+    c->table.doc = c->scalar ? "samples of a counter (gpuinst_counter_create, an NVTX counter or a built-in group)"
+                             : "samples of a counter group (gpuinst_counter_group_create, an NVTX counter or a "
+                               "built-in group)";
     c->table.record_size = CNT_HDR + 8 * c->nfields;
     c->table.nfields = 4 + c->nfields;
     c->table.fields = c->fields;

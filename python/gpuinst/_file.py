@@ -671,7 +671,7 @@ class File:
     def counters(self, name=None):
         """Counter samples.  Without `name`: {display name: DataFrame} for
         every group.  Each DataFrame: time_ns (aligned clock), rank,
-        thread, no_value (0: a value; 3: unavailable), then one column per
+        thread, no_value (0: a value; 1 zero: fields 0; 2 unchanged: the previous values repeated; 3: unavailable), then one column per
         field (the group's own names; ``value`` for a scalar counter),
         sorted by rank, thread and time.  Units: the ``<field>_unit``
         attributes (``counter_units``)."""

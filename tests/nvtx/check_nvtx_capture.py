@@ -96,5 +96,13 @@ for rank in range(nranks):
     check(int(col["domains_excluded"]) == want_ex, f"rank {rank}: {int(col['domains_excluded'])} domains excluded")
     un = [x["feature"].decode() for x in h["/unavailable"][...] if int(x["rank"]) == rank]
     check(("capture" in un) == bool(c.get("bad")), f"rank {rank}: /unavailable capture row iff the spec is bad ({un})")
+rep = os.environ.get("CAPTURE_REPORT")
+if rep:  # gpuinst-report says that the trace holds only the windows (and how many), and only then
+    import json
+    import subprocess
+    run = json.loads(subprocess.run([rep, "--json", path], capture_output=True, text=True, check=True).stdout)
+    items = {r["item"]: r["value"] for r in run["tables"]["run"]["rows"]}
+    want = str(len(W)) if c["windows"] is not None else None
+    check(items.get("capture_windows") == want, f"report: capture_windows {items.get('capture_windows')}, want {want}")
 print("check_nvtx_capture: %d failures" % len(fails))
 sys.exit(1 if fails else 0)

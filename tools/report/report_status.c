@@ -52,6 +52,26 @@ RTab *sectionRun(Ctx *c)
                         "MPI_Finalize or gpuinst_finalize; other ranks may have written their own files.");
         free(mode);
     }
+    { /* GPUINST_CAPTURE: the trace holds only what happened inside the windows */
+        h5tab w;
+        if (h5tabIsTable(c->file, "/captures") && h5tabOpen(c->file, "/captures", &w) == 0) {
+            char *spec = h5AttrStr(w.ds, "spec");
+            if (w.n > 0) {
+                char note[600], num[32];
+                snprintf(note, sizeof note,
+                         "Capture windows (GPUINST_CAPTURE=%.300s): the trace holds only what happened inside "
+                         "the %zu windows of /captures; ranges, marks, MPI calls and GPU activity outside them "
+                         "were not recorded.", spec ? spec : "?", w.n);
+                r = rtabRow(t);
+                rtabS(t, r, 0, "capture_windows");
+                snprintf(num, sizeof num, "%zu", w.n);
+                rtabS(t, r, 1, num);
+                rtabNote(t, note);
+            }
+            free(spec);
+            h5tabClose(&w);
+        }
+    }
     return t;
 }
 
