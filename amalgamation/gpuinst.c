@@ -34790,6 +34790,7 @@ GPUINST_PRIVATE void gpuinstMpiNvtxPop(void);
  * (gpuinstMpiP2P ...), gpuinstMpiEnd.  The slow halves handle the first
  * call of a thread, a new block of call ids, a full buffer chunk, and the
  * profile. */
+/* `call` | 1 << 16 for a call gpuinstMpiBeginObj begins (recorded outside capture windows too). */
 GPUINST_PRIVATE int gpuinstMpiBeginSlow(gpuinstMpiCall *c, int call);
 GPUINST_PRIVATE void gpuinstMpiEndSlow(gpuinstMpiCall *c);
 /* The slow halves get a copy of the wrapper's gpuinstMpiCall (and Begin's
@@ -34834,18 +34835,31 @@ static GPUINST_INLINE void gpuinstMpiRowInit(gpuinstMpiRec *r, int call, uint64_
  * row, NVTX push.  0 when gpuinst is not recording (one load and one
  * branch) or the thread is already inside a recorded call (MPI calling
  * MPI, Fortran -> C): the caller then calls PMPI directly. */
+static GPUINST_INLINE int gpuinstMpiBeginK(gpuinstMpiCall *c, int call, int object);
 static GPUINST_INLINE int gpuinstMpiBegin(gpuinstMpiCall *c, int call)
+{
+    return gpuinstMpiBeginK(c, call, 0);
+}
+/* A call that makes or frees an object later rows refer to (communicators,
+ * windows, files, persistent requests): recorded outside capture windows
+ * too, so that a row inside one names the object as without capture (its
+ * communicator id, a persistent request's bytes, peer and tag). */
+static GPUINST_INLINE int gpuinstMpiBeginObj(gpuinstMpiCall *c, int call)
+{
+    return gpuinstMpiBeginK(c, call, 1);
+}
+static GPUINST_INLINE int gpuinstMpiBeginK(gpuinstMpiCall *c, int call, int object)
 {
     gpuinstMpiThread *t;
     gpuinstMpiRec *r;
     uint64_t id;
     if (GPUINST_LOAD_RLX(&gpuinstG.state) != GPUINST_STATE_RUNNING) return 0;
     t = gpuinstSelf.mpi;
-    if (GPUINST_UNLIKELY(t == NULL)) return gpuinstMpiBeginSlowCopy(c, call);
+    if (GPUINST_UNLIKELY(t == NULL)) return gpuinstMpiBeginSlowCopy(c, call | object << 16);
     if (t->current != 0) return 0;
-    if (gpuinstCaptureSkip()) return 0; /* outside every capture window (src/capture.c) */
+    if (!object && gpuinstCaptureSkip()) return 0; /* outside every capture window (src/capture.c) */
     id = t->next_id;
-    if (GPUINST_UNLIKELY(id == t->end_id)) return gpuinstMpiBeginSlowCopy(c, call);
+    if (GPUINST_UNLIKELY(id == t->end_id)) return gpuinstMpiBeginSlowCopy(c, call | object << 16);
     if (!t->rows) {
         /* profile mode alone: the scratch row is never written out; only
          * what the fold and the request tracking read is set (its thread
@@ -34857,7 +34871,7 @@ static GPUINST_INLINE int gpuinstMpiBegin(gpuinstMpiCall *c, int call)
         r->call = (uint16_t)call;
     } else {
         gpuinstChunk *k = t->calls.tail;
-        if (GPUINST_UNLIKELY(k == NULL || k->count >= k->cap)) return gpuinstMpiBeginSlowCopy(c, call);
+        if (GPUINST_UNLIKELY(k == NULL || k->count >= k->cap)) return gpuinstMpiBeginSlowCopy(c, call | object << 16);
         r = (gpuinstMpiRec *)(void *)GPUINST_CHUNK_DATA(k) + k->count;
         gpuinstMpiRowInit(r, call, id, t->thread);
     }
@@ -35696,13 +35710,15 @@ GPUINST_PRIVATE int gpuinstMpiBeginSlow(gpuinstMpiCall *c, int call)
     gpuinstMpiThread *t = gpuinstSelf.mpi;
     gpuinstMpiRec *r;
     uint64_t id;
+    const int object = call >> 16; /* gpuinstMpiBeginObj's */
+    call &= 0xffff;
     if (t == NULL) {
         nvtxSetup();
         t = threadSlow();
         if (t == NULL) return 0;
     }
     if (t->current != 0) return 0; /* inside a recorded call (MPI calling MPI, Fortran -> C) */
-    if (gpuinstCaptureSkip()) return 0; /* outside every capture window (src/capture.c) */
+    if (!object && gpuinstCaptureSkip()) return 0; /* outside every capture window (src/capture.c) */
     id = t->next_id;
     if (id == t->end_id) id = callIdBlock(t);
     t->next_id = id + 1;
@@ -38379,7 +38395,7 @@ int MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgather_init)) return PMPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Allgather_init)) return PMPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
@@ -38395,7 +38411,7 @@ int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype
 int MPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgather_init_c)) return PMPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Allgather_init_c)) return PMPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
@@ -38439,7 +38455,7 @@ int MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype send
 int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgatherv_init)) return PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Allgatherv_init)) return PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
@@ -38455,7 +38471,7 @@ int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
 int MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgatherv_init_c)) return PMPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Allgatherv_init_c)) return PMPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
@@ -38505,7 +38521,7 @@ int MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dat
 int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allreduce_init)) return PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Allreduce_init)) return PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
@@ -38521,7 +38537,7 @@ int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
 int MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allreduce_init_c)) return PMPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Allreduce_init_c)) return PMPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
@@ -38565,7 +38581,7 @@ int MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoall_init)) return PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Alltoall_init)) return PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
@@ -38581,7 +38597,7 @@ int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
 int MPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoall_init_c)) return PMPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Alltoall_init_c)) return PMPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
@@ -38625,7 +38641,7 @@ int MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
 int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallv_init)) return PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Alltoallv_init)) return PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
@@ -38641,7 +38657,7 @@ int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sd
 int MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallv_init_c)) return PMPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Alltoallv_init_c)) return PMPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
@@ -38685,7 +38701,7 @@ int MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
 int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallw_init)) return PMPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Alltoallw_init)) return PMPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
@@ -38701,7 +38717,7 @@ int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sd
 int MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallw_init_c)) return PMPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Alltoallw_init_c)) return PMPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
@@ -38748,7 +38764,7 @@ int MPI_Barrier(MPI_Comm comm)
 int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Barrier_init)) return PMPI_Barrier_init(comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Barrier_init)) return PMPI_Barrier_init(comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Barrier_init(comm, info, request);
@@ -38792,7 +38808,7 @@ int MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, 
 int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bcast_init)) return PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Bcast_init)) return PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request);
@@ -38808,7 +38824,7 @@ int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI
 int MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bcast_init_c)) return PMPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Bcast_init_c)) return PMPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request);
@@ -38851,7 +38867,7 @@ int MPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
 int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bsend_init)) return PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Bsend_init)) return PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
     {
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
         c_.r->start_ns = gpuinstMpiNow();
@@ -38866,7 +38882,7 @@ int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
 int MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bsend_init_c)) return PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Bsend_init_c)) return PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request);
     {
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
         c_.r->start_ns = gpuinstMpiNow();
@@ -38945,7 +38961,7 @@ int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm* comm_cart)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Cart_create)) return PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Cart_create)) return PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
@@ -38982,7 +38998,7 @@ int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int
 int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Cart_sub)) return PMPI_Cart_sub(comm, remain_dims, newcomm);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Cart_sub)) return PMPI_Cart_sub(comm, remain_dims, newcomm);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Cart_sub(comm, remain_dims, newcomm);
@@ -39007,7 +39023,7 @@ int MPI_Close_port(const char* port_name)
 int MPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_accept)) return PMPI_Comm_accept(port_name, info, root, comm, newcomm);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_accept)) return PMPI_Comm_accept(port_name, info, root, comm, newcomm);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Comm_accept(port_name, info, root, comm, newcomm);
@@ -39048,7 +39064,7 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result)
 int MPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_connect)) return PMPI_Comm_connect(port_name, info, root, comm, newcomm);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_connect)) return PMPI_Comm_connect(port_name, info, root, comm, newcomm);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Comm_connect(port_name, info, root, comm, newcomm);
@@ -39061,7 +39077,7 @@ int MPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm co
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_create)) return PMPI_Comm_create(comm, group, newcomm);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_create)) return PMPI_Comm_create(comm, group, newcomm);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Comm_create(comm, group, newcomm);
@@ -39081,7 +39097,7 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* comm_errhandler_fn,
 int MPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm* newcomm)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_create_from_group)) return PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_create_from_group)) return PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm);
@@ -39095,7 +39111,7 @@ int MPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info 
 int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_create_group)) return PMPI_Comm_create_group(comm, group, tag, newcomm);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_create_group)) return PMPI_Comm_create_group(comm, group, tag, newcomm);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Comm_create_group(comm, group, tag, newcomm);
@@ -39136,7 +39152,7 @@ int MPI_Comm_detach_buffer_c(MPI_Comm comm, void* buffer_addr, MPI_Count* size)
 int MPI_Comm_disconnect(MPI_Comm* comm)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_disconnect)) return PMPI_Comm_disconnect(comm);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_disconnect)) return PMPI_Comm_disconnect(comm);
     {
         gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_COMM, comm);
         c_.r->start_ns = gpuinstMpiNow();
@@ -39150,7 +39166,7 @@ int MPI_Comm_disconnect(MPI_Comm* comm)
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_dup)) return PMPI_Comm_dup(comm, newcomm);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_dup)) return PMPI_Comm_dup(comm, newcomm);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Comm_dup(comm, newcomm);
@@ -39163,7 +39179,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
 int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_dup_with_info)) return PMPI_Comm_dup_with_info(comm, info, newcomm);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_dup_with_info)) return PMPI_Comm_dup_with_info(comm, info, newcomm);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Comm_dup_with_info(comm, info, newcomm);
@@ -39184,7 +39200,7 @@ int MPI_Comm_flush_buffer(MPI_Comm comm)
 int MPI_Comm_free(MPI_Comm* comm)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_free)) return PMPI_Comm_free(comm);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_free)) return PMPI_Comm_free(comm);
     {
         gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_COMM, comm);
         c_.r->start_ns = gpuinstMpiNow();
@@ -39240,7 +39256,7 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group* group)
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_idup)) return PMPI_Comm_idup(comm, newcomm, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_idup)) return PMPI_Comm_idup(comm, newcomm, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Comm_idup(comm, newcomm, request);
@@ -39255,7 +39271,7 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request)
 int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_idup_with_info)) return PMPI_Comm_idup_with_info(comm, info, newcomm, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_idup_with_info)) return PMPI_Comm_idup_with_info(comm, info, newcomm, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Comm_idup_with_info(comm, info, newcomm, request);
@@ -39278,7 +39294,7 @@ int MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request)
 int MPI_Comm_join(int fd, MPI_Comm* intercomm)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_join)) return PMPI_Comm_join(fd, intercomm);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_join)) return PMPI_Comm_join(fd, intercomm);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Comm_join(fd, intercomm);
@@ -39339,7 +39355,7 @@ int MPI_Comm_size(MPI_Comm comm, int* size)
 int MPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[])
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_spawn)) return PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_spawn)) return PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
@@ -39352,7 +39368,7 @@ int MPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info inf
 int MPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[])
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_spawn_multiple)) return PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_spawn_multiple)) return PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
@@ -39365,7 +39381,7 @@ int MPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_o
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_split)) return PMPI_Comm_split(comm, color, key, newcomm);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_split)) return PMPI_Comm_split(comm, color, key, newcomm);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Comm_split(comm, color, key, newcomm);
@@ -39378,7 +39394,7 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm)
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_split_type)) return PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_split_type)) return PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
@@ -39416,7 +39432,7 @@ int MPI_Dims_create(int nnodes, int ndims, int dims[])
 int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Dist_graph_create)) return PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Dist_graph_create)) return PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
@@ -39429,7 +39445,7 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
 int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Dist_graph_create_adjacent)) return PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Dist_graph_create_adjacent)) return PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
@@ -39501,7 +39517,7 @@ int MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dataty
 int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Exscan_init)) return PMPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Exscan_init)) return PMPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
@@ -39517,7 +39533,7 @@ int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
 int MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Exscan_init_c)) return PMPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Exscan_init_c)) return PMPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
@@ -39551,7 +39567,7 @@ int MPI_File_call_errhandler(MPI_File fh, int errorcode)
 int MPI_File_close(MPI_File* fh)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_close)) return PMPI_File_close(fh);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_File_close)) return PMPI_File_close(fh);
     {
         gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_FILE, fh);
         c_.r->start_ns = gpuinstMpiNow();
@@ -39965,7 +39981,7 @@ int MPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_
 int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* fh)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_open)) return PMPI_File_open(comm, filename, amode, info, fh);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_File_open)) return PMPI_File_open(comm, filename, amode, info, fh);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_File_open(comm, filename, amode, info, fh);
@@ -40746,7 +40762,7 @@ int MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype
 int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gather_init)) return PMPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Gather_init)) return PMPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
@@ -40762,7 +40778,7 @@ int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
 int MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gather_init_c)) return PMPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Gather_init_c)) return PMPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
@@ -40806,7 +40822,7 @@ int MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
 int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gatherv_init)) return PMPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Gatherv_init)) return PMPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
@@ -40822,7 +40838,7 @@ int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
 int MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gatherv_init_c)) return PMPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Gatherv_init_c)) return PMPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
@@ -40959,7 +40975,7 @@ int MPI_Get_version(int* version, int* subversion)
 int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm* comm_graph)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Graph_create)) return PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Graph_create)) return PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
@@ -41710,7 +41726,7 @@ int MPI_Initialized(int* flag)
 int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm* newintercomm)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Intercomm_create)) return PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Intercomm_create)) return PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
@@ -41724,7 +41740,7 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
 int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm* newintercomm)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Intercomm_create_from_groups)) return PMPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Intercomm_create_from_groups)) return PMPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm);
@@ -41738,7 +41754,7 @@ int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MP
 int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Intercomm_merge)) return PMPI_Intercomm_merge(intercomm, high, newintracomm);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Intercomm_merge)) return PMPI_Intercomm_merge(intercomm, high, newintracomm);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Intercomm_merge(intercomm, high, newintracomm);
@@ -42235,7 +42251,7 @@ int MPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datat
 int MPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgather_init)) return PMPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Neighbor_allgather_init)) return PMPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
@@ -42251,7 +42267,7 @@ int MPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype
 int MPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgather_init_c)) return PMPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Neighbor_allgather_init_c)) return PMPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
@@ -42295,7 +42311,7 @@ int MPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
 int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgatherv_init)) return PMPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Neighbor_allgatherv_init)) return PMPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
@@ -42311,7 +42327,7 @@ int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatyp
 int MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgatherv_init_c)) return PMPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Neighbor_allgatherv_init_c)) return PMPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
@@ -42355,7 +42371,7 @@ int MPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Dataty
 int MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoall_init)) return PMPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Neighbor_alltoall_init)) return PMPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
@@ -42371,7 +42387,7 @@ int MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype 
 int MPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoall_init_c)) return PMPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Neighbor_alltoall_init_c)) return PMPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
@@ -42415,7 +42431,7 @@ int MPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], 
 int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallv_init)) return PMPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Neighbor_alltoallv_init)) return PMPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
@@ -42431,7 +42447,7 @@ int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], con
 int MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallv_init_c)) return PMPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Neighbor_alltoallv_init_c)) return PMPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
@@ -42475,7 +42491,7 @@ int MPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], 
 int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallw_init)) return PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Neighbor_alltoallw_init)) return PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
@@ -42491,7 +42507,7 @@ int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], con
 int MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallw_init_c)) return PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Neighbor_alltoallw_init_c)) return PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
@@ -42627,7 +42643,7 @@ int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
 int MPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Precv_init)) return PMPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Precv_init)) return PMPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request);
     {
         gpuinstMpiP2P(&c_, comm, source, tag, gpuinstMpiBytes(count, datatype) * (uint64_t)(partitions > 0 ? partitions : 0));
         c_.r->start_ns = gpuinstMpiNow();
@@ -42658,7 +42674,7 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status)
 int MPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Psend_init)) return PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Psend_init)) return PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request);
     {
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype) * (uint64_t)(partitions > 0 ? partitions : 0));
         c_.r->start_ns = gpuinstMpiNow();
@@ -42775,7 +42791,7 @@ int MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, in
 int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Recv_init)) return PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Recv_init)) return PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
     {
         gpuinstMpiP2P(&c_, comm, source, tag, gpuinstMpiBytes(count, datatype));
         c_.r->start_ns = gpuinstMpiNow();
@@ -42790,7 +42806,7 @@ int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int t
 int MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Recv_init_c)) return PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Recv_init_c)) return PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request);
     {
         gpuinstMpiP2P(&c_, comm, source, tag, gpuinstMpiBytes(count, datatype));
         c_.r->start_ns = gpuinstMpiNow();
@@ -42834,7 +42850,7 @@ int MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dataty
 int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_init)) return PMPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Reduce_init)) return PMPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
@@ -42850,7 +42866,7 @@ int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
 int MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_init_c)) return PMPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Reduce_init_c)) return PMPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
@@ -42921,7 +42937,7 @@ int MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count rec
 int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_block_init)) return PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Reduce_scatter_block_init)) return PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
@@ -42937,7 +42953,7 @@ int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvco
 int MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_block_init_c)) return PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Reduce_scatter_block_init_c)) return PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
@@ -42968,7 +42984,7 @@ int MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count rec
 int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_init)) return PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Reduce_scatter_init)) return PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
@@ -42984,7 +43000,7 @@ int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvco
 int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_init_c)) return PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Reduce_scatter_init_c)) return PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
@@ -43037,7 +43053,7 @@ int MPI_Remove_error_string(int errorcode)
 int MPI_Request_free(MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Request_free)) return PMPI_Request_free(request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Request_free)) return PMPI_Request_free(request);
     {
         MPI_Request request_in_ = *request;
         c_.r->start_ns = gpuinstMpiNow();
@@ -43199,7 +43215,7 @@ int MPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
 int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rsend_init)) return PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Rsend_init)) return PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
     {
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
         c_.r->start_ns = gpuinstMpiNow();
@@ -43214,7 +43230,7 @@ int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
 int MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rsend_init_c)) return PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Rsend_init_c)) return PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request);
     {
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
         c_.r->start_ns = gpuinstMpiNow();
@@ -43258,7 +43274,7 @@ int MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype
 int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scan_init)) return PMPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Scan_init)) return PMPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
@@ -43274,7 +43290,7 @@ int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype da
 int MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scan_init_c)) return PMPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Scan_init_c)) return PMPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
@@ -43318,7 +43334,7 @@ int MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
 int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatter_init)) return PMPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Scatter_init)) return PMPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
@@ -43334,7 +43350,7 @@ int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
 int MPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatter_init_c)) return PMPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Scatter_init_c)) return PMPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
@@ -43378,7 +43394,7 @@ int MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_
 int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatterv_init)) return PMPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Scatterv_init)) return PMPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
@@ -43394,7 +43410,7 @@ int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int dis
 int MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatterv_init_c)) return PMPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Scatterv_init_c)) return PMPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
@@ -43437,7 +43453,7 @@ int MPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest
 int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Send_init)) return PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Send_init)) return PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
     {
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
         c_.r->start_ns = gpuinstMpiNow();
@@ -43452,7 +43468,7 @@ int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, i
 int MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Send_init_c)) return PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Send_init_c)) return PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request);
     {
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
         c_.r->start_ns = gpuinstMpiNow();
@@ -43687,7 +43703,7 @@ int MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
 int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ssend_init)) return PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Ssend_init)) return PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
     {
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
         c_.r->start_ns = gpuinstMpiNow();
@@ -43702,7 +43718,7 @@ int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
 int MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ssend_init_c)) return PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Ssend_init_c)) return PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request);
     {
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
         c_.r->start_ns = gpuinstMpiNow();
@@ -44313,7 +44329,7 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, in
 int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_allocate)) return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Win_allocate)) return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
@@ -44327,7 +44343,7 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
 int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_allocate_c)) return PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Win_allocate_c)) return PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
@@ -44341,7 +44357,7 @@ int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Com
 int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_allocate_shared)) return PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Win_allocate_shared)) return PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
@@ -44355,7 +44371,7 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
 int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_allocate_shared_c)) return PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Win_allocate_shared_c)) return PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win);
@@ -44394,7 +44410,7 @@ int MPI_Win_complete(MPI_Win win)
 int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_create)) return PMPI_Win_create(base, size, disp_unit, info, comm, win);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Win_create)) return PMPI_Win_create(base, size, disp_unit, info, comm, win);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Win_create(base, size, disp_unit, info, comm, win);
@@ -44408,7 +44424,7 @@ int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
 int MPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_create_c)) return PMPI_Win_create_c(base, size, disp_unit, info, comm, win);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Win_create_c)) return PMPI_Win_create_c(base, size, disp_unit, info, comm, win);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Win_create_c(base, size, disp_unit, info, comm, win);
@@ -44422,7 +44438,7 @@ int MPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info inf
 int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_create_dynamic)) return PMPI_Win_create_dynamic(info, comm, win);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Win_create_dynamic)) return PMPI_Win_create_dynamic(info, comm, win);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Win_create_dynamic(info, comm, win);
@@ -44524,7 +44540,7 @@ int MPI_Win_flush_local_all(MPI_Win win)
 int MPI_Win_free(MPI_Win* win)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_free)) return PMPI_Win_free(win);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Win_free)) return PMPI_Win_free(win);
     {
         gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_WIN, win);
         c_.r->start_ns = gpuinstMpiNow();
@@ -44897,7 +44913,7 @@ static void fw_allgather_init(ft_allgather_init pmpi_, void *sendbuf, MPI_Fint *
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Allgather_init"); return; }
         pmpi_ = (ft_allgather_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgather_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Allgather_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -44963,7 +44979,7 @@ static void fw_allgatherv_init(ft_allgatherv_init pmpi_, void *sendbuf, MPI_Fint
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Allgatherv_init"); return; }
         pmpi_ = (ft_allgatherv_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgatherv_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Allgatherv_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -45056,7 +45072,7 @@ static void fw_allreduce_init(ft_allreduce_init pmpi_, void *sendbuf, void *recv
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Allreduce_init"); return; }
         pmpi_ = (ft_allreduce_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allreduce_init)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Allreduce_init)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -45122,7 +45138,7 @@ static void fw_alltoall_init(ft_alltoall_init pmpi_, void *sendbuf, MPI_Fint *se
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Alltoall_init"); return; }
         pmpi_ = (ft_alltoall_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoall_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Alltoall_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -45188,7 +45204,7 @@ static void fw_alltoallv_init(ft_alltoallv_init pmpi_, void *sendbuf, MPI_Fint *
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Alltoallv_init"); return; }
         pmpi_ = (ft_alltoallv_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallv_init)) { pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Alltoallv_init)) { pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -45254,7 +45270,7 @@ static void fw_alltoallw_init(ft_alltoallw_init pmpi_, void *sendbuf, MPI_Fint *
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Alltoallw_init"); return; }
         pmpi_ = (ft_alltoallw_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallw_init)) { pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Alltoallw_init)) { pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -45380,7 +45396,7 @@ static void fw_barrier_init(ft_barrier_init pmpi_, MPI_Fint *comm, MPI_Fint *inf
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Barrier_init"); return; }
         pmpi_ = (ft_barrier_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Barrier_init)) { pmpi_(comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Barrier_init)) { pmpi_(comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -45446,7 +45462,7 @@ static void fw_bcast_init(ft_bcast_init pmpi_, void *buffer, MPI_Fint *count, MP
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Bcast_init"); return; }
         pmpi_ = (ft_bcast_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bcast_init)) { pmpi_(buffer, count, datatype, root, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Bcast_init)) { pmpi_(buffer, count, datatype, root, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -45511,7 +45527,7 @@ static void fw_bsend_init(ft_bsend_init pmpi_, void *buf, MPI_Fint *count, MPI_F
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Bsend_init"); return; }
         pmpi_ = (ft_bsend_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bsend_init)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Bsend_init)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
     {
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -45690,7 +45706,7 @@ static void fw_cart_create(ft_cart_create pmpi_, MPI_Fint *comm_old, MPI_Fint *n
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Cart_create"); return; }
         pmpi_ = (ft_cart_create)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Cart_create)) { pmpi_(comm_old, ndims, dims, periods, reorder, comm_cart, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Cart_create)) { pmpi_(comm_old, ndims, dims, periods, reorder, comm_cart, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -45810,7 +45826,7 @@ static void fw_cart_sub(ft_cart_sub pmpi_, MPI_Fint *comm, MPI_Fint *remain_dims
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Cart_sub"); return; }
         pmpi_ = (ft_cart_sub)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Cart_sub)) { pmpi_(comm, remain_dims, newcomm, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Cart_sub)) { pmpi_(comm, remain_dims, newcomm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -45886,7 +45902,7 @@ static void fw_comm_accept(ft_comm_accept pmpi_, char *port_name, MPI_Fint *info
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_accept"); return; }
         pmpi_ = (ft_comm_accept)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_accept)) { pmpi_(port_name, info, root, comm, newcomm, ierror, port_name_len_); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_accept)) { pmpi_(port_name, info, root, comm, newcomm, ierror, port_name_len_); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -45986,7 +46002,7 @@ static void fw_comm_connect(ft_comm_connect pmpi_, char *port_name, MPI_Fint *in
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_connect"); return; }
         pmpi_ = (ft_comm_connect)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_connect)) { pmpi_(port_name, info, root, comm, newcomm, ierror, port_name_len_); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_connect)) { pmpi_(port_name, info, root, comm, newcomm, ierror, port_name_len_); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -46018,7 +46034,7 @@ static void fw_comm_create(ft_comm_create pmpi_, MPI_Fint *comm, MPI_Fint *group
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_create"); return; }
         pmpi_ = (ft_comm_create)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_create)) { pmpi_(comm, group, newcomm, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_create)) { pmpi_(comm, group, newcomm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -46073,7 +46089,7 @@ static void fw_comm_create_from_group(ft_comm_create_from_group pmpi_, MPI_Fint 
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_create_from_group"); return; }
         pmpi_ = (ft_comm_create_from_group)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_create_from_group)) { pmpi_(group, stringtag, info, errhandler, newcomm, ierror, stringtag_len_); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_create_from_group)) { pmpi_(group, stringtag, info, errhandler, newcomm, ierror, stringtag_len_); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -46106,7 +46122,7 @@ static void fw_comm_create_group(ft_comm_create_group pmpi_, MPI_Fint *comm, MPI
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_create_group"); return; }
         pmpi_ = (ft_comm_create_group)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_create_group)) { pmpi_(comm, group, tag, newcomm, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_create_group)) { pmpi_(comm, group, tag, newcomm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -46206,7 +46222,7 @@ static void fw_comm_disconnect(ft_comm_disconnect pmpi_, MPI_Fint *comm, MPI_Fin
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_disconnect"); return; }
         pmpi_ = (ft_comm_disconnect)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_disconnect)) { pmpi_(comm, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_disconnect)) { pmpi_(comm, ierror); return; }
     {
         MPI_Comm comm_in_ = PMPI_Comm_f2c(*comm); gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_COMM, &comm_in_);
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -46238,7 +46254,7 @@ static void fw_comm_dup(ft_comm_dup pmpi_, MPI_Fint *comm, MPI_Fint *newcomm, MP
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_dup"); return; }
         pmpi_ = (ft_comm_dup)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_dup)) { pmpi_(comm, newcomm, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_dup)) { pmpi_(comm, newcomm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -46270,7 +46286,7 @@ static void fw_comm_dup_with_info(ft_comm_dup_with_info pmpi_, MPI_Fint *comm, M
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_dup_with_info"); return; }
         pmpi_ = (ft_comm_dup_with_info)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_dup_with_info)) { pmpi_(comm, info, newcomm, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_dup_with_info)) { pmpi_(comm, info, newcomm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -46326,7 +46342,7 @@ static void fw_comm_free(ft_comm_free pmpi_, MPI_Fint *comm, MPI_Fint *ierror)
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_free"); return; }
         pmpi_ = (ft_comm_free)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_free)) { pmpi_(comm, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_free)) { pmpi_(comm, ierror); return; }
     {
         MPI_Comm comm_in_ = PMPI_Comm_f2c(*comm); gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_COMM, &comm_in_);
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -46512,7 +46528,7 @@ static void fw_comm_idup(ft_comm_idup pmpi_, MPI_Fint *comm, MPI_Fint *newcomm, 
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_idup"); return; }
         pmpi_ = (ft_comm_idup)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_idup)) { pmpi_(comm, newcomm, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_idup)) { pmpi_(comm, newcomm, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -46546,7 +46562,7 @@ static void fw_comm_idup_with_info(ft_comm_idup_with_info pmpi_, MPI_Fint *comm,
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_idup_with_info"); return; }
         pmpi_ = (ft_comm_idup_with_info)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_idup_with_info)) { pmpi_(comm, info, newcomm, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_idup_with_info)) { pmpi_(comm, info, newcomm, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -46604,7 +46620,7 @@ static void fw_comm_join(ft_comm_join pmpi_, MPI_Fint *fd, MPI_Fint *intercomm, 
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_join"); return; }
         pmpi_ = (ft_comm_join)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_join)) { pmpi_(fd, intercomm, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_join)) { pmpi_(fd, intercomm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -46812,7 +46828,7 @@ static void fw_comm_spawn(ft_comm_spawn pmpi_, char *command, char *argv, MPI_Fi
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_spawn"); return; }
         pmpi_ = (ft_comm_spawn)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_spawn)) { pmpi_(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes, ierror, command_len_, argv_len_); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_spawn)) { pmpi_(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes, ierror, command_len_, argv_len_); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -46844,7 +46860,7 @@ static void fw_comm_spawn_multiple(ft_comm_spawn_multiple pmpi_, MPI_Fint *count
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_spawn_multiple"); return; }
         pmpi_ = (ft_comm_spawn_multiple)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_spawn_multiple)) { pmpi_(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror, array_of_commands_len_, array_of_argv_len_); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_spawn_multiple)) { pmpi_(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror, array_of_commands_len_, array_of_argv_len_); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -46876,7 +46892,7 @@ static void fw_comm_split(ft_comm_split pmpi_, MPI_Fint *comm, MPI_Fint *color, 
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_split"); return; }
         pmpi_ = (ft_comm_split)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_split)) { pmpi_(comm, color, key, newcomm, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_split)) { pmpi_(comm, color, key, newcomm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -46908,7 +46924,7 @@ static void fw_comm_split_type(ft_comm_split_type pmpi_, MPI_Fint *comm, MPI_Fin
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_split_type"); return; }
         pmpi_ = (ft_comm_split_type)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_split_type)) { pmpi_(comm, split_type, key, info, newcomm, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_split_type)) { pmpi_(comm, split_type, key, info, newcomm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -47015,7 +47031,7 @@ static void fw_dist_graph_create(ft_dist_graph_create pmpi_, MPI_Fint *comm_old,
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Dist_graph_create"); return; }
         pmpi_ = (ft_dist_graph_create)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Dist_graph_create)) { pmpi_(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Dist_graph_create)) { pmpi_(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -47047,7 +47063,7 @@ static void fw_dist_graph_create_adjacent(ft_dist_graph_create_adjacent pmpi_, M
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Dist_graph_create_adjacent"); return; }
         pmpi_ = (ft_dist_graph_create_adjacent)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Dist_graph_create_adjacent)) { pmpi_(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Dist_graph_create_adjacent)) { pmpi_(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -47221,7 +47237,7 @@ static void fw_exscan_init(ft_exscan_init pmpi_, void *sendbuf, void *recvbuf, M
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Exscan_init"); return; }
         pmpi_ = (ft_exscan_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Exscan_init)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Exscan_init)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -47308,7 +47324,7 @@ static void fw_file_close(ft_file_close pmpi_, MPI_Fint *fh, MPI_Fint *ierror)
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_close"); return; }
         pmpi_ = (ft_file_close)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_close)) { pmpi_(fh, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_File_close)) { pmpi_(fh, ierror); return; }
     {
         MPI_File fh_in_ = PMPI_File_f2c(*fh); gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_FILE, &fh_in_);
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -47968,7 +47984,7 @@ static void fw_file_open(ft_file_open pmpi_, MPI_Fint *comm, char *filename, MPI
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_open"); return; }
         pmpi_ = (ft_file_open)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_open)) { pmpi_(comm, filename, amode, info, fh, ierror, filename_len_); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_File_open)) { pmpi_(comm, filename, amode, info, fh, ierror, filename_len_); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -49123,7 +49139,7 @@ static void fw_gather_init(ft_gather_init pmpi_, void *sendbuf, MPI_Fint *sendco
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Gather_init"); return; }
         pmpi_ = (ft_gather_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gather_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Gather_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -49189,7 +49205,7 @@ static void fw_gatherv_init(ft_gatherv_init pmpi_, void *sendbuf, MPI_Fint *send
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Gatherv_init"); return; }
         pmpi_ = (ft_gatherv_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gatherv_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Gatherv_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -49463,7 +49479,7 @@ static void fw_graph_create(ft_graph_create pmpi_, MPI_Fint *comm_old, MPI_Fint 
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Graph_create"); return; }
         pmpi_ = (ft_graph_create)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Graph_create)) { pmpi_(comm_old, nnodes, index, edges, reorder, comm_graph, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Graph_create)) { pmpi_(comm_old, nnodes, index, edges, reorder, comm_graph, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -50835,7 +50851,7 @@ static void fw_intercomm_create(ft_intercomm_create pmpi_, MPI_Fint *local_comm,
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Intercomm_create"); return; }
         pmpi_ = (ft_intercomm_create)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Intercomm_create)) { pmpi_(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Intercomm_create)) { pmpi_(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -50868,7 +50884,7 @@ static void fw_intercomm_create_from_groups(ft_intercomm_create_from_groups pmpi
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Intercomm_create_from_groups"); return; }
         pmpi_ = (ft_intercomm_create_from_groups)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Intercomm_create_from_groups)) { pmpi_(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm, ierror, stringtag_len_); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Intercomm_create_from_groups)) { pmpi_(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm, ierror, stringtag_len_); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -50901,7 +50917,7 @@ static void fw_intercomm_merge(ft_intercomm_merge pmpi_, MPI_Fint *intercomm, MP
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Intercomm_merge"); return; }
         pmpi_ = (ft_intercomm_merge)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Intercomm_merge)) { pmpi_(intercomm, high, newintracomm, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Intercomm_merge)) { pmpi_(intercomm, high, newintracomm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -51555,7 +51571,7 @@ static void fw_neighbor_allgather_init(ft_neighbor_allgather_init pmpi_, void *s
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_allgather_init"); return; }
         pmpi_ = (ft_neighbor_allgather_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgather_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Neighbor_allgather_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -51621,7 +51637,7 @@ static void fw_neighbor_allgatherv_init(ft_neighbor_allgatherv_init pmpi_, void 
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_allgatherv_init"); return; }
         pmpi_ = (ft_neighbor_allgatherv_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgatherv_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Neighbor_allgatherv_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -51687,7 +51703,7 @@ static void fw_neighbor_alltoall_init(ft_neighbor_alltoall_init pmpi_, void *sen
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_alltoall_init"); return; }
         pmpi_ = (ft_neighbor_alltoall_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoall_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Neighbor_alltoall_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -51753,7 +51769,7 @@ static void fw_neighbor_alltoallv_init(ft_neighbor_alltoallv_init pmpi_, void *s
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_alltoallv_init"); return; }
         pmpi_ = (ft_neighbor_alltoallv_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallv_init)) { pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Neighbor_alltoallv_init)) { pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -51819,7 +51835,7 @@ static void fw_neighbor_alltoallw_init(ft_neighbor_alltoallw_init pmpi_, void *s
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_alltoallw_init"); return; }
         pmpi_ = (ft_neighbor_alltoallw_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallw_init)) { pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Neighbor_alltoallw_init)) { pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -52126,7 +52142,7 @@ static void fw_precv_init(ft_precv_init pmpi_, void *buf, MPI_Fint *partitions, 
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Precv_init"); return; }
         pmpi_ = (ft_precv_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Precv_init)) { pmpi_(buf, partitions, count, datatype, source, tag, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Precv_init)) { pmpi_(buf, partitions, count, datatype, source, tag, comm, info, request, ierror); return; }
     {
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*source, (int)*tag, gpuinstMpiBytes(*count, PMPI_Type_f2c(*datatype)) * (uint64_t)((int)*partitions > 0 ? (int)*partitions : 0));
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -52195,7 +52211,7 @@ static void fw_psend_init(ft_psend_init pmpi_, void *buf, MPI_Fint *partitions, 
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Psend_init"); return; }
         pmpi_ = (ft_psend_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Psend_init)) { pmpi_(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Psend_init)) { pmpi_(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror); return; }
     {
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes(*count, PMPI_Type_f2c(*datatype)) * (uint64_t)((int)*partitions > 0 ? (int)*partitions : 0));
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -52371,7 +52387,7 @@ static void fw_recv_init(ft_recv_init pmpi_, void *buf, MPI_Fint *count, MPI_Fin
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Recv_init"); return; }
         pmpi_ = (ft_recv_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Recv_init)) { pmpi_(buf, count, datatype, source, tag, comm, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Recv_init)) { pmpi_(buf, count, datatype, source, tag, comm, request, ierror); return; }
     {
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*source, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -52436,7 +52452,7 @@ static void fw_reduce_init(ft_reduce_init pmpi_, void *sendbuf, void *recvbuf, M
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Reduce_init"); return; }
         pmpi_ = (ft_reduce_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_init)) { pmpi_(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Reduce_init)) { pmpi_(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -52555,7 +52571,7 @@ static void fw_reduce_scatter_block_init(ft_reduce_scatter_block_init pmpi_, voi
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Reduce_scatter_block_init"); return; }
         pmpi_ = (ft_reduce_scatter_block_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_block_init)) { pmpi_(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Reduce_scatter_block_init)) { pmpi_(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -52590,7 +52606,7 @@ static void fw_reduce_scatter_init(ft_reduce_scatter_init pmpi_, void *sendbuf, 
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Reduce_scatter_init"); return; }
         pmpi_ = (ft_reduce_scatter_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_init)) { pmpi_(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Reduce_scatter_init)) { pmpi_(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -52718,7 +52734,7 @@ static void fw_request_free(ft_request_free pmpi_, MPI_Fint *request, MPI_Fint *
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Request_free"); return; }
         pmpi_ = (ft_request_free)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Request_free)) { pmpi_(request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Request_free)) { pmpi_(request, ierror); return; }
     {
         MPI_Request request_in_ = PMPI_Request_f2c(*request);
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -52974,7 +52990,7 @@ static void fw_rsend_init(ft_rsend_init pmpi_, void *buf, MPI_Fint *count, MPI_F
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Rsend_init"); return; }
         pmpi_ = (ft_rsend_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rsend_init)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Rsend_init)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
     {
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -53039,7 +53055,7 @@ static void fw_scan_init(ft_scan_init pmpi_, void *sendbuf, void *recvbuf, MPI_F
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Scan_init"); return; }
         pmpi_ = (ft_scan_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scan_init)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Scan_init)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -53105,7 +53121,7 @@ static void fw_scatter_init(ft_scatter_init pmpi_, void *sendbuf, MPI_Fint *send
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Scatter_init"); return; }
         pmpi_ = (ft_scatter_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatter_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Scatter_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -53171,7 +53187,7 @@ static void fw_scatterv_init(ft_scatterv_init pmpi_, void *sendbuf, MPI_Fint *se
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Scatterv_init"); return; }
         pmpi_ = (ft_scatterv_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatterv_init)) { pmpi_(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Scatterv_init)) { pmpi_(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -53236,7 +53252,7 @@ static void fw_send_init(ft_send_init pmpi_, void *buf, MPI_Fint *count, MPI_Fin
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Send_init"); return; }
         pmpi_ = (ft_send_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Send_init)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Send_init)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
     {
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -53704,7 +53720,7 @@ static void fw_ssend_init(ft_ssend_init pmpi_, void *buf, MPI_Fint *count, MPI_F
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ssend_init"); return; }
         pmpi_ = (ft_ssend_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ssend_init)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Ssend_init)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
     {
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -55131,7 +55147,7 @@ static void fw_win_allocate(ft_win_allocate pmpi_, MPI_Aint *size, MPI_Fint *dis
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_allocate"); return; }
         pmpi_ = (ft_win_allocate)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_allocate)) { pmpi_(size, disp_unit, info, comm, baseptr, win, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Win_allocate)) { pmpi_(size, disp_unit, info, comm, baseptr, win, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -55168,7 +55184,7 @@ static void fw_win_allocate_shared(ft_win_allocate_shared pmpi_, MPI_Aint *size,
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_allocate_shared"); return; }
         pmpi_ = (ft_win_allocate_shared)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_allocate_shared)) { pmpi_(size, disp_unit, info, comm, baseptr, win, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Win_allocate_shared)) { pmpi_(size, disp_unit, info, comm, baseptr, win, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -55280,7 +55296,7 @@ static void fw_win_create(ft_win_create pmpi_, void *base, MPI_Aint *size, MPI_F
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_create"); return; }
         pmpi_ = (ft_win_create)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_create)) { pmpi_(base, size, disp_unit, info, comm, win, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Win_create)) { pmpi_(base, size, disp_unit, info, comm, win, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -55312,7 +55328,7 @@ static void fw_win_create_dynamic(ft_win_create_dynamic pmpi_, MPI_Fint *info, M
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_create_dynamic"); return; }
         pmpi_ = (ft_win_create_dynamic)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_create_dynamic)) { pmpi_(info, comm, win, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Win_create_dynamic)) { pmpi_(info, comm, win, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -55587,7 +55603,7 @@ static void fw_win_free(ft_win_free pmpi_, MPI_Fint *win, MPI_Fint *ierror)
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_free"); return; }
         pmpi_ = (ft_win_free)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_free)) { pmpi_(win, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Win_free)) { pmpi_(win, ierror); return; }
     {
         MPI_Win win_in_ = PMPI_Win_f2c(*win); gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_WIN, &win_in_);
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;

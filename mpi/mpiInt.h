@@ -260,6 +260,7 @@ GPUINST_PRIVATE void gpuinstMpiNvtxPop(void);
  * (gpuinstMpiP2P ...), gpuinstMpiEnd.  The slow halves handle the first
  * call of a thread, a new block of call ids, a full buffer chunk, and the
  * profile. */
+/* `call` | 1 << 16 for a call gpuinstMpiBeginObj begins (recorded outside capture windows too). */
 GPUINST_PRIVATE int gpuinstMpiBeginSlow(gpuinstMpiCall *c, int call);
 GPUINST_PRIVATE void gpuinstMpiEndSlow(gpuinstMpiCall *c);
 /* The slow halves get a copy of the wrapper's gpuinstMpiCall (and Begin's
@@ -304,18 +305,31 @@ static GPUINST_INLINE void gpuinstMpiRowInit(gpuinstMpiRec *r, int call, uint64_
  * row, NVTX push.  0 when gpuinst is not recording (one load and one
  * branch) or the thread is already inside a recorded call (MPI calling
  * MPI, Fortran -> C): the caller then calls PMPI directly. */
+static GPUINST_INLINE int gpuinstMpiBeginK(gpuinstMpiCall *c, int call, int object);
 static GPUINST_INLINE int gpuinstMpiBegin(gpuinstMpiCall *c, int call)
+{
+    return gpuinstMpiBeginK(c, call, 0);
+}
+/* A call that makes or frees an object later rows refer to (communicators,
+ * windows, files, persistent requests): recorded outside capture windows
+ * too, so that a row inside one names the object as without capture (its
+ * communicator id, a persistent request's bytes, peer and tag). */
+static GPUINST_INLINE int gpuinstMpiBeginObj(gpuinstMpiCall *c, int call)
+{
+    return gpuinstMpiBeginK(c, call, 1);
+}
+static GPUINST_INLINE int gpuinstMpiBeginK(gpuinstMpiCall *c, int call, int object)
 {
     gpuinstMpiThread *t;
     gpuinstMpiRec *r;
     uint64_t id;
     if (GPUINST_LOAD_RLX(&gpuinstG.state) != GPUINST_STATE_RUNNING) return 0;
     t = gpuinstSelf.mpi;
-    if (GPUINST_UNLIKELY(t == NULL)) return gpuinstMpiBeginSlowCopy(c, call);
+    if (GPUINST_UNLIKELY(t == NULL)) return gpuinstMpiBeginSlowCopy(c, call | object << 16);
     if (t->current != 0) return 0;
-    if (gpuinstCaptureSkip()) return 0; /* outside every capture window (src/capture.c) */
+    if (!object && gpuinstCaptureSkip()) return 0; /* outside every capture window (src/capture.c) */
     id = t->next_id;
-    if (GPUINST_UNLIKELY(id == t->end_id)) return gpuinstMpiBeginSlowCopy(c, call);
+    if (GPUINST_UNLIKELY(id == t->end_id)) return gpuinstMpiBeginSlowCopy(c, call | object << 16);
     if (!t->rows) {
         /* profile mode alone: the scratch row is never written out; only
          * what the fold and the request tracking read is set (its thread
@@ -327,7 +341,7 @@ static GPUINST_INLINE int gpuinstMpiBegin(gpuinstMpiCall *c, int call)
         r->call = (uint16_t)call;
     } else {
         gpuinstChunk *k = t->calls.tail;
-        if (GPUINST_UNLIKELY(k == NULL || k->count >= k->cap)) return gpuinstMpiBeginSlowCopy(c, call);
+        if (GPUINST_UNLIKELY(k == NULL || k->count >= k->cap)) return gpuinstMpiBeginSlowCopy(c, call | object << 16);
         r = (gpuinstMpiRec *)(void *)GPUINST_CHUNK_DATA(k) + k->count;
         gpuinstMpiRowInit(r, call, id, t->thread);
     }

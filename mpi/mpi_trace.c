@@ -251,13 +251,15 @@ GPUINST_PRIVATE int gpuinstMpiBeginSlow(gpuinstMpiCall *c, int call)
     gpuinstMpiThread *t = gpuinstSelf.mpi;
     gpuinstMpiRec *r;
     uint64_t id;
+    const int object = call >> 16; /* gpuinstMpiBeginObj's */
+    call &= 0xffff;
     if (t == NULL) {
         nvtxSetup();
         t = threadSlow();
         if (t == NULL) return 0;
     }
     if (t->current != 0) return 0; /* inside a recorded call (MPI calling MPI, Fortran -> C) */
-    if (gpuinstCaptureSkip()) return 0; /* outside every capture window (src/capture.c) */
+    if (!object && gpuinstCaptureSkip()) return 0; /* outside every capture window (src/capture.c) */
     id = t->next_id;
     if (id == t->end_id) id = callIdBlock(t);
     t->next_id = id + 1;

@@ -162,7 +162,7 @@ static void fw_allgather_init(ft_allgather_init pmpi_, void *sendbuf, MPI_Fint *
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Allgather_init"); return; }
         pmpi_ = (ft_allgather_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgather_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Allgather_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -228,7 +228,7 @@ static void fw_allgatherv_init(ft_allgatherv_init pmpi_, void *sendbuf, MPI_Fint
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Allgatherv_init"); return; }
         pmpi_ = (ft_allgatherv_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgatherv_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Allgatherv_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -321,7 +321,7 @@ static void fw_allreduce_init(ft_allreduce_init pmpi_, void *sendbuf, void *recv
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Allreduce_init"); return; }
         pmpi_ = (ft_allreduce_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allreduce_init)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Allreduce_init)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -387,7 +387,7 @@ static void fw_alltoall_init(ft_alltoall_init pmpi_, void *sendbuf, MPI_Fint *se
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Alltoall_init"); return; }
         pmpi_ = (ft_alltoall_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoall_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Alltoall_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -453,7 +453,7 @@ static void fw_alltoallv_init(ft_alltoallv_init pmpi_, void *sendbuf, MPI_Fint *
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Alltoallv_init"); return; }
         pmpi_ = (ft_alltoallv_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallv_init)) { pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Alltoallv_init)) { pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -519,7 +519,7 @@ static void fw_alltoallw_init(ft_alltoallw_init pmpi_, void *sendbuf, MPI_Fint *
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Alltoallw_init"); return; }
         pmpi_ = (ft_alltoallw_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallw_init)) { pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Alltoallw_init)) { pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -645,7 +645,7 @@ static void fw_barrier_init(ft_barrier_init pmpi_, MPI_Fint *comm, MPI_Fint *inf
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Barrier_init"); return; }
         pmpi_ = (ft_barrier_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Barrier_init)) { pmpi_(comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Barrier_init)) { pmpi_(comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -711,7 +711,7 @@ static void fw_bcast_init(ft_bcast_init pmpi_, void *buffer, MPI_Fint *count, MP
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Bcast_init"); return; }
         pmpi_ = (ft_bcast_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bcast_init)) { pmpi_(buffer, count, datatype, root, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Bcast_init)) { pmpi_(buffer, count, datatype, root, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -776,7 +776,7 @@ static void fw_bsend_init(ft_bsend_init pmpi_, void *buf, MPI_Fint *count, MPI_F
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Bsend_init"); return; }
         pmpi_ = (ft_bsend_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bsend_init)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Bsend_init)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
     {
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -955,7 +955,7 @@ static void fw_cart_create(ft_cart_create pmpi_, MPI_Fint *comm_old, MPI_Fint *n
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Cart_create"); return; }
         pmpi_ = (ft_cart_create)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Cart_create)) { pmpi_(comm_old, ndims, dims, periods, reorder, comm_cart, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Cart_create)) { pmpi_(comm_old, ndims, dims, periods, reorder, comm_cart, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -1075,7 +1075,7 @@ static void fw_cart_sub(ft_cart_sub pmpi_, MPI_Fint *comm, MPI_Fint *remain_dims
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Cart_sub"); return; }
         pmpi_ = (ft_cart_sub)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Cart_sub)) { pmpi_(comm, remain_dims, newcomm, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Cart_sub)) { pmpi_(comm, remain_dims, newcomm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -1151,7 +1151,7 @@ static void fw_comm_accept(ft_comm_accept pmpi_, char *port_name, MPI_Fint *info
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_accept"); return; }
         pmpi_ = (ft_comm_accept)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_accept)) { pmpi_(port_name, info, root, comm, newcomm, ierror, port_name_len_); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_accept)) { pmpi_(port_name, info, root, comm, newcomm, ierror, port_name_len_); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -1251,7 +1251,7 @@ static void fw_comm_connect(ft_comm_connect pmpi_, char *port_name, MPI_Fint *in
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_connect"); return; }
         pmpi_ = (ft_comm_connect)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_connect)) { pmpi_(port_name, info, root, comm, newcomm, ierror, port_name_len_); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_connect)) { pmpi_(port_name, info, root, comm, newcomm, ierror, port_name_len_); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -1283,7 +1283,7 @@ static void fw_comm_create(ft_comm_create pmpi_, MPI_Fint *comm, MPI_Fint *group
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_create"); return; }
         pmpi_ = (ft_comm_create)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_create)) { pmpi_(comm, group, newcomm, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_create)) { pmpi_(comm, group, newcomm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -1338,7 +1338,7 @@ static void fw_comm_create_from_group(ft_comm_create_from_group pmpi_, MPI_Fint 
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_create_from_group"); return; }
         pmpi_ = (ft_comm_create_from_group)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_create_from_group)) { pmpi_(group, stringtag, info, errhandler, newcomm, ierror, stringtag_len_); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_create_from_group)) { pmpi_(group, stringtag, info, errhandler, newcomm, ierror, stringtag_len_); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -1371,7 +1371,7 @@ static void fw_comm_create_group(ft_comm_create_group pmpi_, MPI_Fint *comm, MPI
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_create_group"); return; }
         pmpi_ = (ft_comm_create_group)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_create_group)) { pmpi_(comm, group, tag, newcomm, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_create_group)) { pmpi_(comm, group, tag, newcomm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -1471,7 +1471,7 @@ static void fw_comm_disconnect(ft_comm_disconnect pmpi_, MPI_Fint *comm, MPI_Fin
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_disconnect"); return; }
         pmpi_ = (ft_comm_disconnect)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_disconnect)) { pmpi_(comm, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_disconnect)) { pmpi_(comm, ierror); return; }
     {
         MPI_Comm comm_in_ = PMPI_Comm_f2c(*comm); gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_COMM, &comm_in_);
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -1503,7 +1503,7 @@ static void fw_comm_dup(ft_comm_dup pmpi_, MPI_Fint *comm, MPI_Fint *newcomm, MP
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_dup"); return; }
         pmpi_ = (ft_comm_dup)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_dup)) { pmpi_(comm, newcomm, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_dup)) { pmpi_(comm, newcomm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -1535,7 +1535,7 @@ static void fw_comm_dup_with_info(ft_comm_dup_with_info pmpi_, MPI_Fint *comm, M
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_dup_with_info"); return; }
         pmpi_ = (ft_comm_dup_with_info)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_dup_with_info)) { pmpi_(comm, info, newcomm, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_dup_with_info)) { pmpi_(comm, info, newcomm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -1591,7 +1591,7 @@ static void fw_comm_free(ft_comm_free pmpi_, MPI_Fint *comm, MPI_Fint *ierror)
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_free"); return; }
         pmpi_ = (ft_comm_free)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_free)) { pmpi_(comm, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_free)) { pmpi_(comm, ierror); return; }
     {
         MPI_Comm comm_in_ = PMPI_Comm_f2c(*comm); gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_COMM, &comm_in_);
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -1777,7 +1777,7 @@ static void fw_comm_idup(ft_comm_idup pmpi_, MPI_Fint *comm, MPI_Fint *newcomm, 
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_idup"); return; }
         pmpi_ = (ft_comm_idup)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_idup)) { pmpi_(comm, newcomm, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_idup)) { pmpi_(comm, newcomm, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -1811,7 +1811,7 @@ static void fw_comm_idup_with_info(ft_comm_idup_with_info pmpi_, MPI_Fint *comm,
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_idup_with_info"); return; }
         pmpi_ = (ft_comm_idup_with_info)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_idup_with_info)) { pmpi_(comm, info, newcomm, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_idup_with_info)) { pmpi_(comm, info, newcomm, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -1869,7 +1869,7 @@ static void fw_comm_join(ft_comm_join pmpi_, MPI_Fint *fd, MPI_Fint *intercomm, 
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_join"); return; }
         pmpi_ = (ft_comm_join)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_join)) { pmpi_(fd, intercomm, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_join)) { pmpi_(fd, intercomm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -2077,7 +2077,7 @@ static void fw_comm_spawn(ft_comm_spawn pmpi_, char *command, char *argv, MPI_Fi
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_spawn"); return; }
         pmpi_ = (ft_comm_spawn)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_spawn)) { pmpi_(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes, ierror, command_len_, argv_len_); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_spawn)) { pmpi_(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes, ierror, command_len_, argv_len_); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -2109,7 +2109,7 @@ static void fw_comm_spawn_multiple(ft_comm_spawn_multiple pmpi_, MPI_Fint *count
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_spawn_multiple"); return; }
         pmpi_ = (ft_comm_spawn_multiple)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_spawn_multiple)) { pmpi_(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror, array_of_commands_len_, array_of_argv_len_); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_spawn_multiple)) { pmpi_(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror, array_of_commands_len_, array_of_argv_len_); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -2141,7 +2141,7 @@ static void fw_comm_split(ft_comm_split pmpi_, MPI_Fint *comm, MPI_Fint *color, 
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_split"); return; }
         pmpi_ = (ft_comm_split)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_split)) { pmpi_(comm, color, key, newcomm, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_split)) { pmpi_(comm, color, key, newcomm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -2173,7 +2173,7 @@ static void fw_comm_split_type(ft_comm_split_type pmpi_, MPI_Fint *comm, MPI_Fin
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Comm_split_type"); return; }
         pmpi_ = (ft_comm_split_type)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_split_type)) { pmpi_(comm, split_type, key, info, newcomm, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_split_type)) { pmpi_(comm, split_type, key, info, newcomm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -2280,7 +2280,7 @@ static void fw_dist_graph_create(ft_dist_graph_create pmpi_, MPI_Fint *comm_old,
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Dist_graph_create"); return; }
         pmpi_ = (ft_dist_graph_create)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Dist_graph_create)) { pmpi_(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Dist_graph_create)) { pmpi_(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -2312,7 +2312,7 @@ static void fw_dist_graph_create_adjacent(ft_dist_graph_create_adjacent pmpi_, M
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Dist_graph_create_adjacent"); return; }
         pmpi_ = (ft_dist_graph_create_adjacent)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Dist_graph_create_adjacent)) { pmpi_(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Dist_graph_create_adjacent)) { pmpi_(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -2486,7 +2486,7 @@ static void fw_exscan_init(ft_exscan_init pmpi_, void *sendbuf, void *recvbuf, M
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Exscan_init"); return; }
         pmpi_ = (ft_exscan_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Exscan_init)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Exscan_init)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -2573,7 +2573,7 @@ static void fw_file_close(ft_file_close pmpi_, MPI_Fint *fh, MPI_Fint *ierror)
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_close"); return; }
         pmpi_ = (ft_file_close)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_close)) { pmpi_(fh, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_File_close)) { pmpi_(fh, ierror); return; }
     {
         MPI_File fh_in_ = PMPI_File_f2c(*fh); gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_FILE, &fh_in_);
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -3233,7 +3233,7 @@ static void fw_file_open(ft_file_open pmpi_, MPI_Fint *comm, char *filename, MPI
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_File_open"); return; }
         pmpi_ = (ft_file_open)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_open)) { pmpi_(comm, filename, amode, info, fh, ierror, filename_len_); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_File_open)) { pmpi_(comm, filename, amode, info, fh, ierror, filename_len_); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -4388,7 +4388,7 @@ static void fw_gather_init(ft_gather_init pmpi_, void *sendbuf, MPI_Fint *sendco
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Gather_init"); return; }
         pmpi_ = (ft_gather_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gather_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Gather_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -4454,7 +4454,7 @@ static void fw_gatherv_init(ft_gatherv_init pmpi_, void *sendbuf, MPI_Fint *send
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Gatherv_init"); return; }
         pmpi_ = (ft_gatherv_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gatherv_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Gatherv_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -4728,7 +4728,7 @@ static void fw_graph_create(ft_graph_create pmpi_, MPI_Fint *comm_old, MPI_Fint 
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Graph_create"); return; }
         pmpi_ = (ft_graph_create)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Graph_create)) { pmpi_(comm_old, nnodes, index, edges, reorder, comm_graph, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Graph_create)) { pmpi_(comm_old, nnodes, index, edges, reorder, comm_graph, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -6100,7 +6100,7 @@ static void fw_intercomm_create(ft_intercomm_create pmpi_, MPI_Fint *local_comm,
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Intercomm_create"); return; }
         pmpi_ = (ft_intercomm_create)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Intercomm_create)) { pmpi_(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Intercomm_create)) { pmpi_(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -6133,7 +6133,7 @@ static void fw_intercomm_create_from_groups(ft_intercomm_create_from_groups pmpi
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Intercomm_create_from_groups"); return; }
         pmpi_ = (ft_intercomm_create_from_groups)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Intercomm_create_from_groups)) { pmpi_(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm, ierror, stringtag_len_); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Intercomm_create_from_groups)) { pmpi_(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm, ierror, stringtag_len_); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -6166,7 +6166,7 @@ static void fw_intercomm_merge(ft_intercomm_merge pmpi_, MPI_Fint *intercomm, MP
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Intercomm_merge"); return; }
         pmpi_ = (ft_intercomm_merge)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Intercomm_merge)) { pmpi_(intercomm, high, newintracomm, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Intercomm_merge)) { pmpi_(intercomm, high, newintracomm, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -6820,7 +6820,7 @@ static void fw_neighbor_allgather_init(ft_neighbor_allgather_init pmpi_, void *s
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_allgather_init"); return; }
         pmpi_ = (ft_neighbor_allgather_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgather_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Neighbor_allgather_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -6886,7 +6886,7 @@ static void fw_neighbor_allgatherv_init(ft_neighbor_allgatherv_init pmpi_, void 
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_allgatherv_init"); return; }
         pmpi_ = (ft_neighbor_allgatherv_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgatherv_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Neighbor_allgatherv_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -6952,7 +6952,7 @@ static void fw_neighbor_alltoall_init(ft_neighbor_alltoall_init pmpi_, void *sen
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_alltoall_init"); return; }
         pmpi_ = (ft_neighbor_alltoall_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoall_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Neighbor_alltoall_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -7018,7 +7018,7 @@ static void fw_neighbor_alltoallv_init(ft_neighbor_alltoallv_init pmpi_, void *s
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_alltoallv_init"); return; }
         pmpi_ = (ft_neighbor_alltoallv_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallv_init)) { pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Neighbor_alltoallv_init)) { pmpi_(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -7084,7 +7084,7 @@ static void fw_neighbor_alltoallw_init(ft_neighbor_alltoallw_init pmpi_, void *s
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Neighbor_alltoallw_init"); return; }
         pmpi_ = (ft_neighbor_alltoallw_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallw_init)) { pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Neighbor_alltoallw_init)) { pmpi_(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -7391,7 +7391,7 @@ static void fw_precv_init(ft_precv_init pmpi_, void *buf, MPI_Fint *partitions, 
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Precv_init"); return; }
         pmpi_ = (ft_precv_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Precv_init)) { pmpi_(buf, partitions, count, datatype, source, tag, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Precv_init)) { pmpi_(buf, partitions, count, datatype, source, tag, comm, info, request, ierror); return; }
     {
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*source, (int)*tag, gpuinstMpiBytes(*count, PMPI_Type_f2c(*datatype)) * (uint64_t)((int)*partitions > 0 ? (int)*partitions : 0));
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -7460,7 +7460,7 @@ static void fw_psend_init(ft_psend_init pmpi_, void *buf, MPI_Fint *partitions, 
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Psend_init"); return; }
         pmpi_ = (ft_psend_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Psend_init)) { pmpi_(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Psend_init)) { pmpi_(buf, partitions, count, datatype, dest, tag, comm, info, request, ierror); return; }
     {
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes(*count, PMPI_Type_f2c(*datatype)) * (uint64_t)((int)*partitions > 0 ? (int)*partitions : 0));
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -7636,7 +7636,7 @@ static void fw_recv_init(ft_recv_init pmpi_, void *buf, MPI_Fint *count, MPI_Fin
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Recv_init"); return; }
         pmpi_ = (ft_recv_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Recv_init)) { pmpi_(buf, count, datatype, source, tag, comm, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Recv_init)) { pmpi_(buf, count, datatype, source, tag, comm, request, ierror); return; }
     {
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*source, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -7701,7 +7701,7 @@ static void fw_reduce_init(ft_reduce_init pmpi_, void *sendbuf, void *recvbuf, M
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Reduce_init"); return; }
         pmpi_ = (ft_reduce_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_init)) { pmpi_(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Reduce_init)) { pmpi_(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -7820,7 +7820,7 @@ static void fw_reduce_scatter_block_init(ft_reduce_scatter_block_init pmpi_, voi
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Reduce_scatter_block_init"); return; }
         pmpi_ = (ft_reduce_scatter_block_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_block_init)) { pmpi_(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Reduce_scatter_block_init)) { pmpi_(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -7855,7 +7855,7 @@ static void fw_reduce_scatter_init(ft_reduce_scatter_init pmpi_, void *sendbuf, 
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Reduce_scatter_init"); return; }
         pmpi_ = (ft_reduce_scatter_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_init)) { pmpi_(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Reduce_scatter_init)) { pmpi_(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -7983,7 +7983,7 @@ static void fw_request_free(ft_request_free pmpi_, MPI_Fint *request, MPI_Fint *
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Request_free"); return; }
         pmpi_ = (ft_request_free)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Request_free)) { pmpi_(request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Request_free)) { pmpi_(request, ierror); return; }
     {
         MPI_Request request_in_ = PMPI_Request_f2c(*request);
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -8239,7 +8239,7 @@ static void fw_rsend_init(ft_rsend_init pmpi_, void *buf, MPI_Fint *count, MPI_F
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Rsend_init"); return; }
         pmpi_ = (ft_rsend_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rsend_init)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Rsend_init)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
     {
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -8304,7 +8304,7 @@ static void fw_scan_init(ft_scan_init pmpi_, void *sendbuf, void *recvbuf, MPI_F
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Scan_init"); return; }
         pmpi_ = (ft_scan_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scan_init)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Scan_init)) { pmpi_(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -8370,7 +8370,7 @@ static void fw_scatter_init(ft_scatter_init pmpi_, void *sendbuf, MPI_Fint *send
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Scatter_init"); return; }
         pmpi_ = (ft_scatter_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatter_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Scatter_init)) { pmpi_(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -8436,7 +8436,7 @@ static void fw_scatterv_init(ft_scatterv_init pmpi_, void *sendbuf, MPI_Fint *se
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Scatterv_init"); return; }
         pmpi_ = (ft_scatterv_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatterv_init)) { pmpi_(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Scatterv_init)) { pmpi_(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -8501,7 +8501,7 @@ static void fw_send_init(ft_send_init pmpi_, void *buf, MPI_Fint *count, MPI_Fin
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Send_init"); return; }
         pmpi_ = (ft_send_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Send_init)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Send_init)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
     {
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -8969,7 +8969,7 @@ static void fw_ssend_init(ft_ssend_init pmpi_, void *buf, MPI_Fint *count, MPI_F
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Ssend_init"); return; }
         pmpi_ = (ft_ssend_init)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ssend_init)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Ssend_init)) { pmpi_(buf, count, datatype, dest, tag, comm, request, ierror); return; }
     {
         gpuinstMpiP2P(&c_, PMPI_Comm_f2c(*comm), (int)*dest, (int)*tag, gpuinstMpiBytes((int)*count, PMPI_Type_f2c(*datatype)));
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
@@ -10396,7 +10396,7 @@ static void fw_win_allocate(ft_win_allocate pmpi_, MPI_Aint *size, MPI_Fint *dis
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_allocate"); return; }
         pmpi_ = (ft_win_allocate)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_allocate)) { pmpi_(size, disp_unit, info, comm, baseptr, win, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Win_allocate)) { pmpi_(size, disp_unit, info, comm, baseptr, win, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -10433,7 +10433,7 @@ static void fw_win_allocate_shared(ft_win_allocate_shared pmpi_, MPI_Aint *size,
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_allocate_shared"); return; }
         pmpi_ = (ft_win_allocate_shared)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_allocate_shared)) { pmpi_(size, disp_unit, info, comm, baseptr, win, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Win_allocate_shared)) { pmpi_(size, disp_unit, info, comm, baseptr, win, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -10545,7 +10545,7 @@ static void fw_win_create(ft_win_create pmpi_, void *base, MPI_Aint *size, MPI_F
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_create"); return; }
         pmpi_ = (ft_win_create)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_create)) { pmpi_(base, size, disp_unit, info, comm, win, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Win_create)) { pmpi_(base, size, disp_unit, info, comm, win, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -10577,7 +10577,7 @@ static void fw_win_create_dynamic(ft_win_create_dynamic pmpi_, MPI_Fint *info, M
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_create_dynamic"); return; }
         pmpi_ = (ft_win_create_dynamic)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_create_dynamic)) { pmpi_(info, comm, win, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Win_create_dynamic)) { pmpi_(info, comm, win, ierror); return; }
     {
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;
         c_.r->start_ns = gpuinstMpiNow();
@@ -10852,7 +10852,7 @@ static void fw_win_free(ft_win_free pmpi_, MPI_Fint *win, MPI_Fint *ierror)
         if (got_ == NULL) { *ierror = gpuinstMpiFMissing("MPI_Win_free"); return; }
         pmpi_ = (ft_win_free)got_;
     }
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_free)) { pmpi_(win, ierror); return; }
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Win_free)) { pmpi_(win, ierror); return; }
     {
         MPI_Win win_in_ = PMPI_Win_f2c(*win); gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_WIN, &win_in_);
         c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;

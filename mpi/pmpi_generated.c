@@ -99,7 +99,7 @@ int MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgather_init)) return PMPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Allgather_init)) return PMPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
@@ -115,7 +115,7 @@ int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype
 int MPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgather_init_c)) return PMPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Allgather_init_c)) return PMPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
@@ -159,7 +159,7 @@ int MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype send
 int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgatherv_init)) return PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Allgatherv_init)) return PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
@@ -175,7 +175,7 @@ int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
 int MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allgatherv_init_c)) return PMPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Allgatherv_init_c)) return PMPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
@@ -225,7 +225,7 @@ int MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dat
 int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allreduce_init)) return PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Allreduce_init)) return PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
@@ -241,7 +241,7 @@ int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
 int MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Allreduce_init_c)) return PMPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Allreduce_init_c)) return PMPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
@@ -285,7 +285,7 @@ int MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoall_init)) return PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Alltoall_init)) return PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
@@ -301,7 +301,7 @@ int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
 int MPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoall_init_c)) return PMPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Alltoall_init_c)) return PMPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
@@ -345,7 +345,7 @@ int MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
 int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallv_init)) return PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Alltoallv_init)) return PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
@@ -361,7 +361,7 @@ int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sd
 int MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallv_init_c)) return PMPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Alltoallv_init_c)) return PMPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
@@ -405,7 +405,7 @@ int MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
 int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallw_init)) return PMPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Alltoallw_init)) return PMPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
@@ -421,7 +421,7 @@ int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sd
 int MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Alltoallw_init_c)) return PMPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Alltoallw_init_c)) return PMPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
@@ -468,7 +468,7 @@ int MPI_Barrier(MPI_Comm comm)
 int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Barrier_init)) return PMPI_Barrier_init(comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Barrier_init)) return PMPI_Barrier_init(comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Barrier_init(comm, info, request);
@@ -512,7 +512,7 @@ int MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, 
 int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bcast_init)) return PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Bcast_init)) return PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request);
@@ -528,7 +528,7 @@ int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI
 int MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bcast_init_c)) return PMPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Bcast_init_c)) return PMPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request);
@@ -571,7 +571,7 @@ int MPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
 int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bsend_init)) return PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Bsend_init)) return PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
     {
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
         c_.r->start_ns = gpuinstMpiNow();
@@ -586,7 +586,7 @@ int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
 int MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Bsend_init_c)) return PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Bsend_init_c)) return PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request);
     {
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
         c_.r->start_ns = gpuinstMpiNow();
@@ -665,7 +665,7 @@ int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm* comm_cart)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Cart_create)) return PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Cart_create)) return PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
@@ -702,7 +702,7 @@ int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int
 int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Cart_sub)) return PMPI_Cart_sub(comm, remain_dims, newcomm);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Cart_sub)) return PMPI_Cart_sub(comm, remain_dims, newcomm);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Cart_sub(comm, remain_dims, newcomm);
@@ -727,7 +727,7 @@ int MPI_Close_port(const char* port_name)
 int MPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_accept)) return PMPI_Comm_accept(port_name, info, root, comm, newcomm);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_accept)) return PMPI_Comm_accept(port_name, info, root, comm, newcomm);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Comm_accept(port_name, info, root, comm, newcomm);
@@ -768,7 +768,7 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result)
 int MPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_connect)) return PMPI_Comm_connect(port_name, info, root, comm, newcomm);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_connect)) return PMPI_Comm_connect(port_name, info, root, comm, newcomm);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Comm_connect(port_name, info, root, comm, newcomm);
@@ -781,7 +781,7 @@ int MPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm co
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_create)) return PMPI_Comm_create(comm, group, newcomm);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_create)) return PMPI_Comm_create(comm, group, newcomm);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Comm_create(comm, group, newcomm);
@@ -801,7 +801,7 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* comm_errhandler_fn,
 int MPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm* newcomm)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_create_from_group)) return PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_create_from_group)) return PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm);
@@ -815,7 +815,7 @@ int MPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info 
 int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_create_group)) return PMPI_Comm_create_group(comm, group, tag, newcomm);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_create_group)) return PMPI_Comm_create_group(comm, group, tag, newcomm);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Comm_create_group(comm, group, tag, newcomm);
@@ -856,7 +856,7 @@ int MPI_Comm_detach_buffer_c(MPI_Comm comm, void* buffer_addr, MPI_Count* size)
 int MPI_Comm_disconnect(MPI_Comm* comm)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_disconnect)) return PMPI_Comm_disconnect(comm);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_disconnect)) return PMPI_Comm_disconnect(comm);
     {
         gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_COMM, comm);
         c_.r->start_ns = gpuinstMpiNow();
@@ -870,7 +870,7 @@ int MPI_Comm_disconnect(MPI_Comm* comm)
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_dup)) return PMPI_Comm_dup(comm, newcomm);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_dup)) return PMPI_Comm_dup(comm, newcomm);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Comm_dup(comm, newcomm);
@@ -883,7 +883,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
 int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_dup_with_info)) return PMPI_Comm_dup_with_info(comm, info, newcomm);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_dup_with_info)) return PMPI_Comm_dup_with_info(comm, info, newcomm);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Comm_dup_with_info(comm, info, newcomm);
@@ -904,7 +904,7 @@ int MPI_Comm_flush_buffer(MPI_Comm comm)
 int MPI_Comm_free(MPI_Comm* comm)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_free)) return PMPI_Comm_free(comm);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_free)) return PMPI_Comm_free(comm);
     {
         gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_COMM, comm);
         c_.r->start_ns = gpuinstMpiNow();
@@ -960,7 +960,7 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group* group)
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_idup)) return PMPI_Comm_idup(comm, newcomm, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_idup)) return PMPI_Comm_idup(comm, newcomm, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Comm_idup(comm, newcomm, request);
@@ -975,7 +975,7 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request)
 int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_idup_with_info)) return PMPI_Comm_idup_with_info(comm, info, newcomm, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_idup_with_info)) return PMPI_Comm_idup_with_info(comm, info, newcomm, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Comm_idup_with_info(comm, info, newcomm, request);
@@ -998,7 +998,7 @@ int MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request)
 int MPI_Comm_join(int fd, MPI_Comm* intercomm)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_join)) return PMPI_Comm_join(fd, intercomm);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_join)) return PMPI_Comm_join(fd, intercomm);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Comm_join(fd, intercomm);
@@ -1059,7 +1059,7 @@ int MPI_Comm_size(MPI_Comm comm, int* size)
 int MPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[])
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_spawn)) return PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_spawn)) return PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
@@ -1072,7 +1072,7 @@ int MPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info inf
 int MPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[])
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_spawn_multiple)) return PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_spawn_multiple)) return PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
@@ -1085,7 +1085,7 @@ int MPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_o
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_split)) return PMPI_Comm_split(comm, color, key, newcomm);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_split)) return PMPI_Comm_split(comm, color, key, newcomm);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Comm_split(comm, color, key, newcomm);
@@ -1098,7 +1098,7 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm)
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Comm_split_type)) return PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Comm_split_type)) return PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
@@ -1136,7 +1136,7 @@ int MPI_Dims_create(int nnodes, int ndims, int dims[])
 int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Dist_graph_create)) return PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Dist_graph_create)) return PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
@@ -1149,7 +1149,7 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
 int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Dist_graph_create_adjacent)) return PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Dist_graph_create_adjacent)) return PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
@@ -1221,7 +1221,7 @@ int MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dataty
 int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Exscan_init)) return PMPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Exscan_init)) return PMPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
@@ -1237,7 +1237,7 @@ int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
 int MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Exscan_init_c)) return PMPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Exscan_init_c)) return PMPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
@@ -1271,7 +1271,7 @@ int MPI_File_call_errhandler(MPI_File fh, int errorcode)
 int MPI_File_close(MPI_File* fh)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_close)) return PMPI_File_close(fh);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_File_close)) return PMPI_File_close(fh);
     {
         gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_FILE, fh);
         c_.r->start_ns = gpuinstMpiNow();
@@ -1685,7 +1685,7 @@ int MPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_
 int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* fh)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_File_open)) return PMPI_File_open(comm, filename, amode, info, fh);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_File_open)) return PMPI_File_open(comm, filename, amode, info, fh);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_File_open(comm, filename, amode, info, fh);
@@ -2466,7 +2466,7 @@ int MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype
 int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gather_init)) return PMPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Gather_init)) return PMPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
@@ -2482,7 +2482,7 @@ int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
 int MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gather_init_c)) return PMPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Gather_init_c)) return PMPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
@@ -2526,7 +2526,7 @@ int MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
 int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gatherv_init)) return PMPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Gatherv_init)) return PMPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
@@ -2542,7 +2542,7 @@ int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
 int MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Gatherv_init_c)) return PMPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Gatherv_init_c)) return PMPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
@@ -2679,7 +2679,7 @@ int MPI_Get_version(int* version, int* subversion)
 int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm* comm_graph)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Graph_create)) return PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Graph_create)) return PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
@@ -3430,7 +3430,7 @@ int MPI_Initialized(int* flag)
 int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm* newintercomm)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Intercomm_create)) return PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Intercomm_create)) return PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
@@ -3444,7 +3444,7 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
 int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm* newintercomm)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Intercomm_create_from_groups)) return PMPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Intercomm_create_from_groups)) return PMPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm);
@@ -3458,7 +3458,7 @@ int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MP
 int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Intercomm_merge)) return PMPI_Intercomm_merge(intercomm, high, newintracomm);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Intercomm_merge)) return PMPI_Intercomm_merge(intercomm, high, newintracomm);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Intercomm_merge(intercomm, high, newintracomm);
@@ -3955,7 +3955,7 @@ int MPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datat
 int MPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgather_init)) return PMPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Neighbor_allgather_init)) return PMPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
@@ -3971,7 +3971,7 @@ int MPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype
 int MPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgather_init_c)) return PMPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Neighbor_allgather_init_c)) return PMPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
@@ -4015,7 +4015,7 @@ int MPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
 int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgatherv_init)) return PMPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Neighbor_allgatherv_init)) return PMPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
@@ -4031,7 +4031,7 @@ int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatyp
 int MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_allgatherv_init_c)) return PMPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Neighbor_allgatherv_init_c)) return PMPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
@@ -4075,7 +4075,7 @@ int MPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Dataty
 int MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoall_init)) return PMPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Neighbor_alltoall_init)) return PMPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
@@ -4091,7 +4091,7 @@ int MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype 
 int MPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoall_init_c)) return PMPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Neighbor_alltoall_init_c)) return PMPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
@@ -4135,7 +4135,7 @@ int MPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], 
 int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallv_init)) return PMPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Neighbor_alltoallv_init)) return PMPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
@@ -4151,7 +4151,7 @@ int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], con
 int MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallv_init_c)) return PMPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Neighbor_alltoallv_init_c)) return PMPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
@@ -4195,7 +4195,7 @@ int MPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], 
 int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallw_init)) return PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Neighbor_alltoallw_init)) return PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
@@ -4211,7 +4211,7 @@ int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], con
 int MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Neighbor_alltoallw_init_c)) return PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Neighbor_alltoallw_init_c)) return PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
@@ -4347,7 +4347,7 @@ int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
 int MPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Precv_init)) return PMPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Precv_init)) return PMPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request);
     {
         gpuinstMpiP2P(&c_, comm, source, tag, gpuinstMpiBytes(count, datatype) * (uint64_t)(partitions > 0 ? partitions : 0));
         c_.r->start_ns = gpuinstMpiNow();
@@ -4378,7 +4378,7 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status)
 int MPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Psend_init)) return PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Psend_init)) return PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request);
     {
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype) * (uint64_t)(partitions > 0 ? partitions : 0));
         c_.r->start_ns = gpuinstMpiNow();
@@ -4495,7 +4495,7 @@ int MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, in
 int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Recv_init)) return PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Recv_init)) return PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
     {
         gpuinstMpiP2P(&c_, comm, source, tag, gpuinstMpiBytes(count, datatype));
         c_.r->start_ns = gpuinstMpiNow();
@@ -4510,7 +4510,7 @@ int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int t
 int MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Recv_init_c)) return PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Recv_init_c)) return PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request);
     {
         gpuinstMpiP2P(&c_, comm, source, tag, gpuinstMpiBytes(count, datatype));
         c_.r->start_ns = gpuinstMpiNow();
@@ -4554,7 +4554,7 @@ int MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dataty
 int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_init)) return PMPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Reduce_init)) return PMPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
@@ -4570,7 +4570,7 @@ int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
 int MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_init_c)) return PMPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Reduce_init_c)) return PMPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
@@ -4641,7 +4641,7 @@ int MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count rec
 int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_block_init)) return PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Reduce_scatter_block_init)) return PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
@@ -4657,7 +4657,7 @@ int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvco
 int MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_block_init_c)) return PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Reduce_scatter_block_init_c)) return PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
@@ -4688,7 +4688,7 @@ int MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count rec
 int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_init)) return PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Reduce_scatter_init)) return PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
@@ -4704,7 +4704,7 @@ int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvco
 int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Reduce_scatter_init_c)) return PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Reduce_scatter_init_c)) return PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
@@ -4757,7 +4757,7 @@ int MPI_Remove_error_string(int errorcode)
 int MPI_Request_free(MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Request_free)) return PMPI_Request_free(request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Request_free)) return PMPI_Request_free(request);
     {
         MPI_Request request_in_ = *request;
         c_.r->start_ns = gpuinstMpiNow();
@@ -4919,7 +4919,7 @@ int MPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
 int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rsend_init)) return PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Rsend_init)) return PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
     {
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
         c_.r->start_ns = gpuinstMpiNow();
@@ -4934,7 +4934,7 @@ int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
 int MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Rsend_init_c)) return PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Rsend_init_c)) return PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request);
     {
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
         c_.r->start_ns = gpuinstMpiNow();
@@ -4978,7 +4978,7 @@ int MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype
 int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scan_init)) return PMPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Scan_init)) return PMPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
@@ -4994,7 +4994,7 @@ int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype da
 int MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scan_init_c)) return PMPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Scan_init_c)) return PMPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
@@ -5038,7 +5038,7 @@ int MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
 int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatter_init)) return PMPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Scatter_init)) return PMPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
@@ -5054,7 +5054,7 @@ int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
 int MPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatter_init_c)) return PMPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Scatter_init_c)) return PMPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
@@ -5098,7 +5098,7 @@ int MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_
 int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatterv_init)) return PMPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Scatterv_init)) return PMPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
@@ -5114,7 +5114,7 @@ int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int dis
 int MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Scatterv_init_c)) return PMPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Scatterv_init_c)) return PMPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
@@ -5157,7 +5157,7 @@ int MPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest
 int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Send_init)) return PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Send_init)) return PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
     {
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
         c_.r->start_ns = gpuinstMpiNow();
@@ -5172,7 +5172,7 @@ int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, i
 int MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Send_init_c)) return PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Send_init_c)) return PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request);
     {
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
         c_.r->start_ns = gpuinstMpiNow();
@@ -5407,7 +5407,7 @@ int MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
 int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ssend_init)) return PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Ssend_init)) return PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
     {
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
         c_.r->start_ns = gpuinstMpiNow();
@@ -5422,7 +5422,7 @@ int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
 int MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Ssend_init_c)) return PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Ssend_init_c)) return PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request);
     {
         gpuinstMpiP2P(&c_, comm, dest, tag, gpuinstMpiBytes(count, datatype));
         c_.r->start_ns = gpuinstMpiNow();
@@ -6033,7 +6033,7 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, in
 int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_allocate)) return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Win_allocate)) return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
@@ -6047,7 +6047,7 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
 int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_allocate_c)) return PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Win_allocate_c)) return PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
@@ -6061,7 +6061,7 @@ int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Com
 int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_allocate_shared)) return PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Win_allocate_shared)) return PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
@@ -6075,7 +6075,7 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
 int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_allocate_shared_c)) return PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Win_allocate_shared_c)) return PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win);
@@ -6114,7 +6114,7 @@ int MPI_Win_complete(MPI_Win win)
 int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_create)) return PMPI_Win_create(base, size, disp_unit, info, comm, win);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Win_create)) return PMPI_Win_create(base, size, disp_unit, info, comm, win);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Win_create(base, size, disp_unit, info, comm, win);
@@ -6128,7 +6128,7 @@ int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
 int MPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_create_c)) return PMPI_Win_create_c(base, size, disp_unit, info, comm, win);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Win_create_c)) return PMPI_Win_create_c(base, size, disp_unit, info, comm, win);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Win_create_c(base, size, disp_unit, info, comm, win);
@@ -6142,7 +6142,7 @@ int MPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info inf
 int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_create_dynamic)) return PMPI_Win_create_dynamic(info, comm, win);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Win_create_dynamic)) return PMPI_Win_create_dynamic(info, comm, win);
     {
         c_.r->start_ns = gpuinstMpiNow();
         c_.r->result = PMPI_Win_create_dynamic(info, comm, win);
@@ -6244,7 +6244,7 @@ int MPI_Win_flush_local_all(MPI_Win win)
 int MPI_Win_free(MPI_Win* win)
 {
     gpuinstMpiCall c_;
-    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_Win_free)) return PMPI_Win_free(win);
+    if (!gpuinstMpiBeginObj(&c_, GPUINST_MPI_CALL_Win_free)) return PMPI_Win_free(win);
     {
         gpuinstMpiObjFreeing(&c_, GPUINST_MPI_OBJ_WIN, win);
         c_.r->start_ns = gpuinstMpiNow();

@@ -500,6 +500,17 @@ def freeing_pre(L):
 
 # ---- C ------------------------------------------------------------------------------------
 
+OBJECT_RULES = ("comm_new", "comm_idup", "comm_free", "win_new", "win_free", "file_open", "file_close", "request_free")
+
+
+def begin_fn(c):
+    """gpuinstMpiBeginObj for calls that make or free objects later rows refer to (recorded outside
+    capture windows too), else gpuinstMpiBegin."""
+    if c.rule in OBJECT_RULES or c.base.endswith("_init"):
+        return "gpuinstMpiBeginObj"
+    return "gpuinstMpiBegin"
+
+
 def c_wrapper(c):
     params = ", ".join(q.cdecl for q in c.params) or "void"
     args = ", ".join(q.name for q in c.params)
@@ -512,7 +523,7 @@ def c_wrapper(c):
     freeing_pre(L)
     post = RULE_FN[c.rule](L)
     out += ["    gpuinstMpiCall c_;",
-            f"    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_{c.name})) return {call};",
+            f"    if (!{begin_fn(c)}(&c_, GPUINST_MPI_CALL_{c.name})) return {call};",
             "    {"]
     out += ["        " + s for s in L.pre]
     out += ["        c_.r->start_ns = gpuinstMpiNow();",
@@ -568,7 +579,7 @@ def f_wrapper(c):
         L = FLang(c)
         freeing_pre(L)
         post = RULE_FN[c.rule](L)
-        out += [f"    if (!gpuinstMpiBegin(&c_, GPUINST_MPI_CALL_{c.name})) {{ pmpi_({args}); return; }}",
+        out += [f"    if (!{begin_fn(c)}(&c_, GPUINST_MPI_CALL_{c.name})) {{ pmpi_({args}); return; }}",
                 "    {"]
         out += ["        " + s for s in L.pre]
         out += ["        c_.r->flags |= GPUINST_MPI_FLAG_FORTRAN;",

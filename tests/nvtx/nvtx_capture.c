@@ -32,11 +32,22 @@ int main(int argc, char **argv)
 {
     nvtxDomainHandle_t alpha, beta;
     gpuinst_counter cnt;
-    int it, x = 1, y = 0;
+    int it, x = 1, y = 0, rank, size, sbuf[8] = {0}, rbuf[8];
+    MPI_Comm c1, c2;
+    MPI_Request pr[2];
     MPI_Init(&argc, &argv);
     if (gpuinst_init() != GPUINST_SUCCESS) return 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
     alpha = nvtxDomainCreateA("alpha");
     beta = nvtxDomainCreateA("beta");
+    /* objects made before any capture window: recorded all the same, so
+     * that the rows inside a window name them (two communicators, two
+     * persistent requests of 32 bytes to the right and from the left) */
+    MPI_Comm_dup(MPI_COMM_WORLD, &c1);
+    MPI_Comm_dup(MPI_COMM_WORLD, &c2);
+    MPI_Send_init(sbuf, 8, MPI_INT, (rank + 1) % size, 7, c1, &pr[0]);
+    MPI_Recv_init(rbuf, 8, MPI_INT, (rank + size - 1) % size, 7, c1, &pr[1]);
     if (gpuinst_counter_create("cap.count", GPUINST_COUNTER_INT64, &cnt) != GPUINST_SUCCESS) return 1;
     for (it = 1; it <= 10; it++) {
         nvtxEventAttributes_t a = named("a.work", it), m = named("a.mark", it), b = named("b.work", it);
@@ -49,10 +60,17 @@ int main(int argc, char **argv)
         if (gpuinst_range_push("api.work") != GPUINST_SUCCESS || gpuinst_range_pop() != GPUINST_SUCCESS) return 1;
         if (gpuinst_counter_sample_int64(cnt, it) != GPUINST_SUCCESS) return 1;
         MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Startall(2, pr);
+        MPI_Waitall(2, pr, MPI_STATUSES_IGNORE);
+        MPI_Barrier(c2);
         nvtxRangePop();
         nvtxMarkA("between");
         MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     }
+    MPI_Request_free(&pr[0]);
+    MPI_Request_free(&pr[1]);
+    MPI_Comm_free(&c1);
+    MPI_Comm_free(&c2);
     MPI_Finalize(); /* gpuinst's interception writes the file */
     return 0;
 }
