@@ -12250,7 +12250,7 @@ GPUINST_PRIVATE int gpuinstDomainGet(uint32_t id, const char *name, int emit, gp
     uint32_t i, def = GPUINST_LOAD_ACQ(&gpuinstG.ndomains) == 0 ? defaultName() : 0;
     pthread_mutex_lock(&gpuinstG.lock);
     defaultDomainLocked(def);
-    for (i = 1; i < gpuinstG.ndomains; i++) {
+    for (i = 0; i < gpuinstG.ndomains; i++) { /* from 0: "default" names NVTX's default domain (one row per name) */
         if (gpuinstG.domain_names[i] == id) {
             *domain = i;
             pthread_mutex_unlock(&gpuinstG.lock);
@@ -12356,7 +12356,10 @@ int gpuinst_string_register(gpuinst_domain domain, const char *text, gpuinst_str
         }
     }
     if (nregistered >= GPUINST_MAX_REGISTERED) {
+        static int warned;
         pthread_mutex_unlock(&gpuinstG.lock);
+        gpuinstWarnOnce(&warned, "too many registered strings (limit %d): \"%.64s\" not registered; pass such "
+                                 "names as plain strings (gpuinst_range_push_ex with a name)", GPUINST_MAX_REGISTERED, text);
         return GPUINST_ERROR_LIMIT;
     }
     registered[nregistered].name = id;
@@ -12676,6 +12679,12 @@ typedef struct gpuinstMetricList {
 GPUINST_PRIVATE int gpuinstMetricsParse(const char *spec, gpuinstMetricList *out, char *err, size_t errcap);
 GPUINST_PRIVATE void gpuinstMetricListFree(gpuinstMetricList *l);
 GPUINST_PRIVATE const char *gpuinstMetricsDefault(void);
+#if GPUINST_WITH_CUPTI
+/* `chip` as CUPTI names it (any case in, e.g. "gh100" -> "GH100") into out;
+ * INVALID_ARGUMENT with the nearest names in `why` for a chip this CUPTI
+ * does not know, UNAVAILABLE without CUPTI (src/metrics.c). */
+GPUINST_PRIVATE int gpuinstMetricsChipCanon(const char *chip, char *out, size_t cap, char *why, size_t whycap);
+#endif
 #if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE const char *gpuinstMetricSetNames(void);
 #endif
@@ -23400,13 +23409,14 @@ static int cntBatchCore(cntCounter *c, int rec, int64_t nsamples, const unsigned
     uint16_t thread = cntThreadIndex();
     unsigned char conv[8 * CNT_MAX_FIELDS * 16];
     int64_t ts[CNT_BATCH_CHUNK];
+    int bad = 0;
     if (!GPUINST_LOAD_ACQ(&c->sealed)) cntSeal(c);
     if (rec && (b = cntBufFor(c)) == NULL) {
         GPUINST_ADD_RLX(&gpuinstG.counts.lost, (uint64_t)nsamples);
         return GPUINST_ERROR_OUT_OF_MEMORY;
     }
     while (done < nsamples) {
-        int64_t k, m = nsamples - done, sorted = 1;
+        int64_t k, m = nsamples - done, sorted = 1, run = 0;
         const unsigned char *base;
         uint64_t now = gpuinstClockNs();
         if (packed != NULL) {
@@ -23419,32 +23429,39 @@ static int cntBatchCore(cntCounter *c, int rec, int64_t nsamples, const unsigned
             for (k = 0; k < m; k++) cntPackValues(c, dvals + (size_t)(done + k) * c->nfields, conv + (size_t)k * rs);
             base = conv;
         }
-        for (k = 0; k < m; k++) {
-            uint64_t t = timestamps ? cntClockToNs(clock, timestamps[done + k]) : now;
-            uint64_t tag = timestamps ? GPUINST_TIME_MONO : 0;
-            if (t == 0) {
-                GPUINST_ADD_RLX(&gpuinstG.counts.invalid_argument, 1);
+        for (k = 0; k <= m; k++) {
+            uint64_t t = 0, tag = 0;
+            if (k < m) {
+                t = timestamps ? cntClockToNs(clock, timestamps[done + k]) : now;
+                tag = timestamps ? GPUINST_TIME_MONO : 0;
+            }
+            if (k < m && t == 0) { /* maps at or before 0: this sample is refused, never put at another time */
+                if (!bad) GPUINST_ADD_RLX(&gpuinstG.counts.invalid_argument, 1); /* once per call */
+                bad = 1;
                 rc = GPUINST_ERROR_INVALID_ARGUMENT;
-                t = now;
-                tag = 0;
+            }
+            if (k == m || t == 0) { /* the run of good samples before k goes to NVTX as one batch */
+                if (k > run && !(c->flags & CNT_NO_NVTX)) {
+                    nvtxCounterBatch_t nb;
+                    memset(&nb, 0, sizeof nb);
+                    nb.counterId = c->nvtx_id;
+                    nb.counters = base + (size_t)run * rs;
+                    nb.countersSize = (size_t)(k - run) * rs;
+                    nb.flags = sorted ? NVTX_BATCH_FLAG_TIME_SORTED : NVTX_BATCH_FLAG_UNSORTED;
+                    nb.timestamps = ts + run;
+                    nb.timestampsSize = (size_t)(k - run) * sizeof ts[0];
+                    nvtxCounterBatchSubmit(NULL, &nb);
+                }
+                run = k + 1;
+                sorted = 1;
+                continue;
             }
             ts[k] = (int64_t)t;
-            if (k > 0 && ts[k] < ts[k - 1]) sorted = 0;
+            if (k > run && ts[k] < ts[k - 1]) sorted = 0;
             if (rec) { /* a timestamp given is CLOCK_MONOTONIC (GPUINST_FIELD_TIME_MONO_TAG) */
                 int r = cntRecordOne(c, b, thread, t | tag, base + (size_t)k * rs, -1);
                 if (r != GPUINST_SUCCESS && rc == GPUINST_SUCCESS) rc = r;
             }
-        }
-        if (!(c->flags & CNT_NO_NVTX)) {
-            nvtxCounterBatch_t nb;
-            memset(&nb, 0, sizeof nb);
-            nb.counterId = c->nvtx_id;
-            nb.counters = base;
-            nb.countersSize = (size_t)m * rs;
-            nb.flags = sorted ? NVTX_BATCH_FLAG_TIME_SORTED : NVTX_BATCH_FLAG_UNSORTED;
-            nb.timestamps = ts;
-            nb.timestampsSize = (size_t)m * sizeof ts[0];
-            nvtxCounterBatchSubmit(NULL, &nb);
         }
         done += m;
     }
@@ -26390,6 +26407,18 @@ static const char *mxChipCanon(const char *chip, int *rc)
                      chip, gpuinstLibPath(GPUINST_LIB_CUPTI), nn ? list : "none close");
     }
     return NULL;
+}
+
+GPUINST_PRIVATE int gpuinstMetricsChipCanon(const char *chip, char *out, size_t cap, char *why, size_t whycap)
+{
+    int rc;
+    const char *c;
+    pthread_mutex_lock(&mxLock);
+    c = mxChipCanon(chip, &rc);
+    if (c != NULL) snprintf(out, cap, "%s", c);
+    else snprintf(why, whycap, "%s", gpuinst_metrics_last_error());
+    pthread_mutex_unlock(&mxLock);
+    return c != NULL ? GPUINST_SUCCESS : rc;
 }
 
 int gpuinst_metrics_chip_count(int32_t *count)
@@ -30356,8 +30385,9 @@ int gpuinst_profile_passes(const char *metrics, const char *chip, int32_t *passe
             gpuinstWarn("gpuinst_profile_passes: %s", w);
             return rc;
         }
-    } else {
-        snprintf(c, sizeof c, "%s", chip);
+    } else if ((rc = gpuinstMetricsChipCanon(chip, c, sizeof c, why, sizeof why)) != GPUINST_SUCCESS) {
+        gpuinstWarn("gpuinst_profile_passes: %s", why); /* an unknown chip: refused with the nearest names */
+        return rc;
     }
     why[0] = '\0';
     rc = gpuinstPhostCreate(c, NULL, metrics, &ph, why, sizeof why);

@@ -192,7 +192,8 @@ typedef struct gpuinst_profile {
     int32_t passes;           /* bodies this occurrence runs: 1 when not profiled; set at the first
                                  next_pass (the passes of the levels configured), exact after the
                                  first body (the body's depth known), final at the end
-                                 (= /profiler/regions passes) */
+                                 (= /profiler/regions passes when profiled; that row says 0 for an
+                                 occurrence not profiled: no body ran under the profiler) */
     int32_t reserved0_;       /* 0 */
     uint64_t occurrence;      /* 1-based count of gpuinst_profile_begin calls with this region name */
     gpuinst_profile_restore_fn restore; /* set with gpuinst_profile_set_restore_hook; NULL = none */
@@ -291,8 +292,9 @@ const char *gpuinst_status_string(int status);
 
 /*
  * Creates (or finds) the NVTX domain `name` and stores its handle in *domain.
- * The same name always returns the same handle.  At most 1023 domains
- * besides the default one.
+ * The same name always returns the same handle; "default" returns
+ * GPUINST_DOMAIN_DEFAULT (NVTX's default domain, so named in /domains).
+ * At most 1023 domains besides the default one.
  * Errors: NOT_INITIALIZED, FINALIZED, INVALID_ARGUMENT (NULL/empty name or
  *   NULL domain), LIMIT, OUT_OF_MEMORY.
  * Thread-safe (takes a lock: not for hot paths).  Rests on: nvtxDomainCreateA.
@@ -310,7 +312,10 @@ int gpuinst_category_name(gpuinst_domain domain, uint32_t category, const char *
 /*
  * Registers `text` in `domain` (nvtxDomainRegisterStringA) and stores a handle
  * in *handle for use as gpuinst_attr.name, so hot loops pass no string.
- * Errors: NOT_INITIALIZED, FINALIZED, INVALID_ARGUMENT, OUT_OF_MEMORY.
+ * The same (domain, text) returns the same handle.
+ * Errors: NOT_INITIALIZED, FINALIZED, INVALID_ARGUMENT (bad domain,
+ *   NULL/empty text, NULL handle), LIMIT (65536 distinct registered strings
+ *   per process: said once on stderr), OUT_OF_MEMORY.
  * Thread-safe.  Rests on: nvtxDomainRegisterStringA.
  */
 int gpuinst_string_register(gpuinst_domain domain, const char *text, gpuinst_string *handle);
@@ -520,8 +525,10 @@ int gpuinst_clock_declare(const char *name, double ns_per_tick, int64_t tick_ref
  * time per sample on clock `clock` (GPUINST_CLOCK_GPUINST or a declared
  * clock), or NULL for "now" on every sample.
  * Errors: NOT_INITIALIZED, FINALIZED, INVALID_ARGUMENT (unknown counter or
- *   clock, NULL samples, nsamples < 0, a timestamp that maps before 0),
- *   OUT_OF_MEMORY (the samples not stored are counted as lost).
+ *   clock, NULL samples, nsamples < 0: nothing stored; a timestamp that maps
+ *   at or before 0: that sample is not stored, the others are, and the call
+ *   counts once in /ranks invalid_argument), OUT_OF_MEMORY (the samples not
+ *   stored are counted as lost).
  * Thread-safe.  Rests on: nvtxCounterBatchSubmit (timestamps converted).
  */
 int gpuinst_counter_submit_batch(gpuinst_counter counter, int64_t nsamples, const void *samples,
@@ -758,7 +765,8 @@ int gpuinst_profile_set_restore_hook(gpuinst_profile *p, gpuinst_profile_restore
  * takes per nesting level on chip `chip` (e.g. "GH100"; NULL: the device of the calling
  * thread's current CUDA context).  Works without a GPU when chip is given.
  * Stores the count in *passes.  Errors: INVALID_ARGUMENT (NULL passes, bad
- * list, or an unknown metric: stderr names the nearest valid names),
+ * list, an unknown metric, or a chip this CUPTI does not know (any case
+ * is taken: "gh100" = "GH100"): stderr names the nearest valid names),
  * UNAVAILABLE (no CUPTI; NULL chip and no CUDA context), OUT_OF_MEMORY.
  * Thread-safe.  Rests on: cuptiProfilerHostInitialize, ConfigAddMetrics,
  *   GetConfigImage, GetNumOfPasses (cuptiDeviceGetChipName for NULL chip).
@@ -785,8 +793,11 @@ int gpuinst_profile_passes(const char *metrics, const char *chip, int32_t *passe
  *    Fortran too).
  *  - Strings handed back through `const char **` are gpuinst's:
  *    NUL-terminated, never to be freed, unchanged and valid until the
- *    process exits (the same query gives the same pointer).  Any such out
- *    argument may be NULL when not wanted.
+ *    process exits (the same query gives the same pointer).  Such an out
+ *    argument that is the query's whole answer (the name of
+ *    gpuinst_metrics_chip, _name, _submetric, _list_name, _nearest) must
+ *    not be NULL (INVALID_ARGUMENT); the others (extra answers, as
+ *    gpuinst_metrics_properties') may be NULL when not wanted.
  *  - Results are cached per chip and profiler type for the life of the
  *    process: the first query of a chip builds a CUPTI host object and reads
  *    its lists (the first of the process also loads libnvperf_host: 0.1-0.3 s);

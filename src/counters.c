@@ -961,13 +961,14 @@ static int cntBatchCore(cntCounter *c, int rec, int64_t nsamples, const unsigned
     uint16_t thread = cntThreadIndex();
     unsigned char conv[8 * CNT_MAX_FIELDS * 16];
     int64_t ts[CNT_BATCH_CHUNK];
+    int bad = 0;
     if (!GPUINST_LOAD_ACQ(&c->sealed)) cntSeal(c);
     if (rec && (b = cntBufFor(c)) == NULL) {
         GPUINST_ADD_RLX(&gpuinstG.counts.lost, (uint64_t)nsamples);
         return GPUINST_ERROR_OUT_OF_MEMORY;
     }
     while (done < nsamples) {
-        int64_t k, m = nsamples - done, sorted = 1;
+        int64_t k, m = nsamples - done, sorted = 1, run = 0;
         const unsigned char *base;
         uint64_t now = gpuinstClockNs();
         if (packed != NULL) {
@@ -980,32 +981,39 @@ static int cntBatchCore(cntCounter *c, int rec, int64_t nsamples, const unsigned
             for (k = 0; k < m; k++) cntPackValues(c, dvals + (size_t)(done + k) * c->nfields, conv + (size_t)k * rs);
             base = conv;
         }
-        for (k = 0; k < m; k++) {
-            uint64_t t = timestamps ? cntClockToNs(clock, timestamps[done + k]) : now;
-            uint64_t tag = timestamps ? GPUINST_TIME_MONO : 0;
-            if (t == 0) {
-                GPUINST_ADD_RLX(&gpuinstG.counts.invalid_argument, 1);
+        for (k = 0; k <= m; k++) {
+            uint64_t t = 0, tag = 0;
+            if (k < m) {
+                t = timestamps ? cntClockToNs(clock, timestamps[done + k]) : now;
+                tag = timestamps ? GPUINST_TIME_MONO : 0;
+            }
+            if (k < m && t == 0) { /* maps at or before 0: this sample is refused, never put at another time */
+                if (!bad) GPUINST_ADD_RLX(&gpuinstG.counts.invalid_argument, 1); /* once per call */
+                bad = 1;
                 rc = GPUINST_ERROR_INVALID_ARGUMENT;
-                t = now;
-                tag = 0;
+            }
+            if (k == m || t == 0) { /* the run of good samples before k goes to NVTX as one batch */
+                if (k > run && !(c->flags & CNT_NO_NVTX)) {
+                    nvtxCounterBatch_t nb;
+                    memset(&nb, 0, sizeof nb);
+                    nb.counterId = c->nvtx_id;
+                    nb.counters = base + (size_t)run * rs;
+                    nb.countersSize = (size_t)(k - run) * rs;
+                    nb.flags = sorted ? NVTX_BATCH_FLAG_TIME_SORTED : NVTX_BATCH_FLAG_UNSORTED;
+                    nb.timestamps = ts + run;
+                    nb.timestampsSize = (size_t)(k - run) * sizeof ts[0];
+                    nvtxCounterBatchSubmit(NULL, &nb);
+                }
+                run = k + 1;
+                sorted = 1;
+                continue;
             }
             ts[k] = (int64_t)t;
-            if (k > 0 && ts[k] < ts[k - 1]) sorted = 0;
+            if (k > run && ts[k] < ts[k - 1]) sorted = 0;
             if (rec) { /* a timestamp given is CLOCK_MONOTONIC (GPUINST_FIELD_TIME_MONO_TAG) */
                 int r = cntRecordOne(c, b, thread, t | tag, base + (size_t)k * rs, -1);
                 if (r != GPUINST_SUCCESS && rc == GPUINST_SUCCESS) rc = r;
             }
-        }
-        if (!(c->flags & CNT_NO_NVTX)) {
-            nvtxCounterBatch_t nb;
-            memset(&nb, 0, sizeof nb);
-            nb.counterId = c->nvtx_id;
-            nb.counters = base;
-            nb.countersSize = (size_t)m * rs;
-            nb.flags = sorted ? NVTX_BATCH_FLAG_TIME_SORTED : NVTX_BATCH_FLAG_UNSORTED;
-            nb.timestamps = ts;
-            nb.timestampsSize = (size_t)m * sizeof ts[0];
-            nvtxCounterBatchSubmit(NULL, &nb);
         }
         done += m;
     }

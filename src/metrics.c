@@ -386,6 +386,18 @@ static const char *mxChipCanon(const char *chip, int *rc)
     return NULL;
 }
 
+GPUINST_PRIVATE int gpuinstMetricsChipCanon(const char *chip, char *out, size_t cap, char *why, size_t whycap)
+{
+    int rc;
+    const char *c;
+    pthread_mutex_lock(&mxLock);
+    c = mxChipCanon(chip, &rc);
+    if (c != NULL) snprintf(out, cap, "%s", c);
+    else snprintf(why, whycap, "%s", gpuinst_metrics_last_error());
+    pthread_mutex_unlock(&mxLock);
+    return c != NULL ? GPUINST_SUCCESS : rc;
+}
+
 int gpuinst_metrics_chip_count(int32_t *count)
 {
     int rc = mxOut(count, "count");

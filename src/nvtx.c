@@ -1458,7 +1458,7 @@ GPUINST_PRIVATE int gpuinstDomainGet(uint32_t id, const char *name, int emit, gp
     uint32_t i, def = GPUINST_LOAD_ACQ(&gpuinstG.ndomains) == 0 ? defaultName() : 0;
     pthread_mutex_lock(&gpuinstG.lock);
     defaultDomainLocked(def);
-    for (i = 1; i < gpuinstG.ndomains; i++) {
+    for (i = 0; i < gpuinstG.ndomains; i++) { /* from 0: "default" names NVTX's default domain (one row per name) */
         if (gpuinstG.domain_names[i] == id) {
             *domain = i;
             pthread_mutex_unlock(&gpuinstG.lock);
@@ -1564,7 +1564,10 @@ int gpuinst_string_register(gpuinst_domain domain, const char *text, gpuinst_str
         }
     }
     if (nregistered >= GPUINST_MAX_REGISTERED) {
+        static int warned;
         pthread_mutex_unlock(&gpuinstG.lock);
+        gpuinstWarnOnce(&warned, "too many registered strings (limit %d): \"%.64s\" not registered; pass such "
+                                 "names as plain strings (gpuinst_range_push_ex with a name)", GPUINST_MAX_REGISTERED, text);
         return GPUINST_ERROR_LIMIT;
     }
     registered[nregistered].name = id;

@@ -24,6 +24,12 @@ typedef struct gpuinstMetricList {
 GPUINST_PRIVATE int gpuinstMetricsParse(const char *spec, gpuinstMetricList *out, char *err, size_t errcap);
 GPUINST_PRIVATE void gpuinstMetricListFree(gpuinstMetricList *l);
 GPUINST_PRIVATE const char *gpuinstMetricsDefault(void);
+#if GPUINST_WITH_CUPTI
+/* `chip` as CUPTI names it (any case in, e.g. "gh100" -> "GH100") into out;
+ * INVALID_ARGUMENT with the nearest names in `why` for a chip this CUPTI
+ * does not know, UNAVAILABLE without CUPTI (src/metrics.c). */
+GPUINST_PRIVATE int gpuinstMetricsChipCanon(const char *chip, char *out, size_t cap, char *why, size_t whycap);
+#endif
 #if GPUINST_WITH_CUPTI || GPUINST_WITH_TEST_API
 GPUINST_PRIVATE const char *gpuinstMetricSetNames(void);
 #endif

@@ -2186,8 +2186,9 @@ int gpuinst_profile_passes(const char *metrics, const char *chip, int32_t *passe
             gpuinstWarn("gpuinst_profile_passes: %s", w);
             return rc;
         }
-    } else {
-        snprintf(c, sizeof c, "%s", chip);
+    } else if ((rc = gpuinstMetricsChipCanon(chip, c, sizeof c, why, sizeof why)) != GPUINST_SUCCESS) {
+        gpuinstWarn("gpuinst_profile_passes: %s", why); /* an unknown chip: refused with the nearest names */
+        return rc;
     }
     why[0] = '\0';
     rc = gpuinstPhostCreate(c, NULL, metrics, &ph, why, sizeof why);

@@ -78,6 +78,9 @@ with h5py.File(path, "r") as h:
     check(list(nv["a"]) == [42, 42, 0, 0], "novalue a (unchanged repeats, zero and unavailable are 0)")
     check(nv["b"][0] == 4.5 and nv["b"][1] == 4.5 and nv["b"][2] == 0.0 and math.isnan(nv["b"][3]), "novalue b")
 
+    bb = c["batchbad"][()]
+    check(list(bb["value"]) == [10, 12] and int(bb["time_ns"][1]) - int(bb["time_ns"][0]) == 1000,
+          "batch with a timestamp before 0: that sample refused, the others at their own times (%s)" % list(bb["value"]))
     # batch: 1000 samples, 1 us apart, in order
     bt = c["batch"][()]
     check(len(bt) == 1000, "batch rows %d" % len(bt))

@@ -122,6 +122,17 @@ int main(void)
         EXPECT(gpuinst_counter_submit_batch(b, 1, recs, ts, 5) == GPUINST_ERROR_INVALID_ARGUMENT); /* no clock 5 */
         EXPECT(gpuinst_counter_submit_batch(b, -1, recs, ts, 0) == GPUINST_ERROR_INVALID_ARGUMENT);
     }
+    /* a batch with one timestamp before 0: that sample is refused (never
+     * stored at another time), the two others are stored at theirs */
+    {
+        gpuinst_counter bb;
+        int64_t v3[3] = {10, 11, 12}, t3[3];
+        t3[0] = nowNs() - 5000;
+        t3[1] = -5;
+        t3[2] = t3[0] + 1000;
+        EXPECT(gpuinst_counter_create("batchbad", GPUINST_COUNTER_INT64, &bb) == GPUINST_SUCCESS);
+        EXPECT(gpuinst_counter_submit_batch(bb, 3, v3, t3, GPUINST_CLOCK_GPUINST) == GPUINST_ERROR_INVALID_ARGUMENT);
+    }
     /* batch submit of doubles on a declared foreign clock: ticks of 1 us
      * counted from 0 at gpuinst time ns_ref */
     EXPECT(gpuinst_counter_create("foreign", GPUINST_COUNTER_DOUBLE, &clk_cnt) == GPUINST_SUCCESS);

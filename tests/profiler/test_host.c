@@ -52,7 +52,9 @@ int main(void)
     rc = gpuinst_profile_passes("dram__bytes_raed.sum", "GH100", &passes);
     CHECK(rc == GPUINST_ERROR_INVALID_ARGUMENT, "unknown metric: status %d", rc);
     rc = gpuinst_profile_passes("time", "NOSUCHCHIP", &passes);
-    CHECK(rc == GPUINST_ERROR_UNAVAILABLE, "unknown chip: status %d", rc);
+    CHECK(rc == GPUINST_ERROR_INVALID_ARGUMENT, "unknown chip: status %d (as gpuinst_metrics_passes)", rc);
+    rc = gpuinst_profile_passes("time", "gh100", &passes); /* any case, as the metrics queries */
+    CHECK(rc == GPUINST_SUCCESS && passes >= 1, "chip gh100: status %d passes %d", rc, passes);
     CHECK(gpuinst_profile_passes("time", "GH100", NULL) == GPUINST_ERROR_INVALID_ARGUMENT, "NULL passes");
     {
         gpuinstPhost *ph = NULL;

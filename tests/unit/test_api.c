@@ -226,6 +226,11 @@ static void caseMisuse(void)
     EXPECT(gpuinst_init(), GPUINST_SUCCESS);
     EXPECT(gpuinst_domain_create("misuse", &d), GPUINST_SUCCESS);
     EXPECT(gpuinst_domain_create("other", &dother), GPUINST_SUCCESS);
+    {   /* "default" is NVTX's default domain: handle 0, no second row of that name */
+        gpuinst_domain dd = 77;
+        EXPECT(gpuinst_domain_create("default", &dd), GPUINST_SUCCESS);
+        GI_CHECK(dd == GPUINST_DOMAIN_DEFAULT, "gpuinst_domain_create(\"default\") gave %u, expected 0", (unsigned)dd);
+    }
     EXPECT(gpuinst_string_register(d, "reg-misuse", &h), GPUINST_SUCCESS);
     EXPECT(gpuinst_string_register(dother, "reg-other", &hother), GPUINST_SUCCESS);
 
