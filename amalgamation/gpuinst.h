@@ -23,7 +23,9 @@
  *    cause, prefixed "gpuinst[rank N]:".
  *  - Calls made before gpuinst_init() return GPUINST_ERROR_NOT_INITIALIZED;
  *    calls made after gpuinst_finalize() return GPUINST_ERROR_FINALIZED.
- *    Both are counted and the counts are written to the file (/ranks).
+ *    Both are counted and the counts are written to the file (/ranks); the
+ *    lifecycle and query calls themselves (gpuinst_init, gpuinst_finalize,
+ *    gpuinst_get_counts) are not counted.
  *  - Names are NUL-terminated UTF-8 strings, copied (interned) by gpuinst; the
  *    caller may free or reuse the buffer as soon as the call returns.  NULL or
  *    empty names return GPUINST_ERROR_INVALID_ARGUMENT.  Bytes are stored as
@@ -109,7 +111,7 @@ typedef struct gpuinst_attr {
         double f64;
     } payload;              /* interpreted per payload_type */
     gpuinst_string name;    /* registered string to use as the name; 0 = use the name argument */
-    uint32_t reserved_;     /* must be 0 */
+    uint32_t reserved_;     /* 0 (GPUINST_ATTR_INIT); ignored today, a later version may give it a meaning */
 } gpuinst_attr;
 
 #define GPUINST_ATTR_INIT { (uint32_t)sizeof(gpuinst_attr), 0u, 0u, 0, { 0 }, 0u, 0u }
