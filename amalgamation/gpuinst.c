@@ -17647,12 +17647,9 @@ static void nvParseFilters(const char *p)
         NvFilter *f;
         while (len > 0 && (*p == ' ' || *p == '\t')) p++, len--;
         while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t')) len--;
-        if (len == 0) {
-            gpuinstWarnOnce(&nvWarnedFilter, "GPUINST_NVTX_DOMAINS: an empty entry, one over 119 bytes, or more "
-                                              "than %d entries: ignored", NV_MAX_FILTERS);
-        } else {
+        { /* an empty entry ("a,,b") is refused below like a bare '-' */
             int ex = 0;
-            if (*p == '-' || *p == '+') {
+            if (len > 0 && (*p == '-' || *p == '+')) {
                 ex = *p == '-';
                 p++;
                 len--;
@@ -33517,8 +33514,8 @@ static int createFile(Writer *w, const char *path, unsigned flags)
         w->dxpl = H5Pcreate(H5P_DATASET_XFER);
         if (sayer(w) && gpuinstG.cfg.verbose)
             gpuinstWarn("the output's path is %zu bytes long, more than Open MPI's MPI-IO takes (%d): rank 0 "
-                               "writes the file (gathered mode) instead of every rank through MPI-IO",
-                               strlen(path), OMPI_IO_PATH_MAX);
+                        "writes the file (gathered mode) instead of every rank through MPI-IO",
+                        strlen(path), OMPI_IO_PATH_MAX);
     }
 #endif
     if (w->mode == MODE_PARALLEL) H5Pset_fapl_mpio(fapl, gpuinstCollComm(), MPI_INFO_NULL);
@@ -34864,20 +34861,9 @@ static GPUINST_INLINE void gpuinstMpiRowInit(gpuinstMpiRec *r, int call, uint64_
 /* Starts recording one call: thread state, re-entry guard, call id, the
  * row, NVTX push.  0 when gpuinst is not recording (one load and one
  * branch) or the thread is already inside a recorded call (MPI calling
- * MPI, Fortran -> C): the caller then calls PMPI directly. */
-static GPUINST_INLINE int gpuinstMpiBeginK(gpuinstMpiCall *c, int call, int object);
-static GPUINST_INLINE int gpuinstMpiBegin(gpuinstMpiCall *c, int call)
-{
-    return gpuinstMpiBeginK(c, call, 0);
-}
-/* A call that makes or frees an object later rows refer to (communicators,
- * windows, files, persistent requests): recorded outside capture windows
- * too, so that a row inside one names the object as without capture (its
- * communicator id, a persistent request's bytes, peer and tag). */
-static GPUINST_INLINE int gpuinstMpiBeginObj(gpuinstMpiCall *c, int call)
-{
-    return gpuinstMpiBeginK(c, call, 1);
-}
+ * MPI, Fortran -> C): the caller then calls PMPI directly.  `object`
+ * (a constant at each wrapper): gpuinstMpiBeginObj's call, not dropped
+ * outside capture windows. */
 static GPUINST_INLINE int gpuinstMpiBeginK(gpuinstMpiCall *c, int call, int object)
 {
     gpuinstMpiThread *t;
@@ -34922,6 +34908,19 @@ static GPUINST_INLINE int gpuinstMpiBeginK(gpuinstMpiCall *c, int call, int obje
         }
     }
     return 1;
+}
+
+static GPUINST_INLINE int gpuinstMpiBegin(gpuinstMpiCall *c, int call)
+{
+    return gpuinstMpiBeginK(c, call, 0);
+}
+/* A call that makes or frees an object later rows refer to (communicators,
+ * windows, files, persistent requests): recorded outside capture windows
+ * too, so that a row inside one names the object as without capture (its
+ * communicator id, a persistent request's bytes, peer and tag). */
+static GPUINST_INLINE int gpuinstMpiBeginObj(gpuinstMpiCall *c, int call)
+{
+    return gpuinstMpiBeginK(c, call, 1);
 }
 
 /* Adds one call (its row) to a /profile/mpi entry. */

@@ -304,20 +304,9 @@ static GPUINST_INLINE void gpuinstMpiRowInit(gpuinstMpiRec *r, int call, uint64_
 /* Starts recording one call: thread state, re-entry guard, call id, the
  * row, NVTX push.  0 when gpuinst is not recording (one load and one
  * branch) or the thread is already inside a recorded call (MPI calling
- * MPI, Fortran -> C): the caller then calls PMPI directly. */
-static GPUINST_INLINE int gpuinstMpiBeginK(gpuinstMpiCall *c, int call, int object);
-static GPUINST_INLINE int gpuinstMpiBegin(gpuinstMpiCall *c, int call)
-{
-    return gpuinstMpiBeginK(c, call, 0);
-}
-/* A call that makes or frees an object later rows refer to (communicators,
- * windows, files, persistent requests): recorded outside capture windows
- * too, so that a row inside one names the object as without capture (its
- * communicator id, a persistent request's bytes, peer and tag). */
-static GPUINST_INLINE int gpuinstMpiBeginObj(gpuinstMpiCall *c, int call)
-{
-    return gpuinstMpiBeginK(c, call, 1);
-}
+ * MPI, Fortran -> C): the caller then calls PMPI directly.  `object`
+ * (a constant at each wrapper): gpuinstMpiBeginObj's call, not dropped
+ * outside capture windows. */
 static GPUINST_INLINE int gpuinstMpiBeginK(gpuinstMpiCall *c, int call, int object)
 {
     gpuinstMpiThread *t;
@@ -362,6 +351,19 @@ static GPUINST_INLINE int gpuinstMpiBeginK(gpuinstMpiCall *c, int call, int obje
         }
     }
     return 1;
+}
+
+static GPUINST_INLINE int gpuinstMpiBegin(gpuinstMpiCall *c, int call)
+{
+    return gpuinstMpiBeginK(c, call, 0);
+}
+/* A call that makes or frees an object later rows refer to (communicators,
+ * windows, files, persistent requests): recorded outside capture windows
+ * too, so that a row inside one names the object as without capture (its
+ * communicator id, a persistent request's bytes, peer and tag). */
+static GPUINST_INLINE int gpuinstMpiBeginObj(gpuinstMpiCall *c, int call)
+{
+    return gpuinstMpiBeginK(c, call, 1);
 }
 
 /* Adds one call (its row) to a /profile/mpi entry. */

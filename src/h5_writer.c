@@ -939,8 +939,8 @@ static int createFile(Writer *w, const char *path, unsigned flags)
         w->dxpl = H5Pcreate(H5P_DATASET_XFER);
         if (sayer(w) && gpuinstG.cfg.verbose)
             gpuinstWarn("the output's path is %zu bytes long, more than Open MPI's MPI-IO takes (%d): rank 0 "
-                               "writes the file (gathered mode) instead of every rank through MPI-IO",
-                               strlen(path), OMPI_IO_PATH_MAX);
+                        "writes the file (gathered mode) instead of every rank through MPI-IO",
+                        strlen(path), OMPI_IO_PATH_MAX);
     }
 #endif
     if (w->mode == MODE_PARALLEL) H5Pset_fapl_mpio(fapl, gpuinstCollComm(), MPI_INFO_NULL);

@@ -157,12 +157,9 @@ static void nvParseFilters(const char *p)
         NvFilter *f;
         while (len > 0 && (*p == ' ' || *p == '\t')) p++, len--;
         while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t')) len--;
-        if (len == 0) {
-            gpuinstWarnOnce(&nvWarnedFilter, "GPUINST_NVTX_DOMAINS: an empty entry, one over 119 bytes, or more "
-                                              "than %d entries: ignored", NV_MAX_FILTERS);
-        } else {
+        { /* an empty entry ("a,,b") is refused below like a bare '-' */
             int ex = 0;
-            if (*p == '-' || *p == '+') {
+            if (len > 0 && (*p == '-' || *p == '+')) {
                 ex = *p == '-';
                 p++;
                 len--;

@@ -286,7 +286,7 @@ RTab *sectionCounters(Ctx *c)
         int nm, k;
         uint64_t *rk = NULL, *okv = NULL;
         const char *base = strrchr(l.p[di], '/');
-        int okzero = 0, fields = 0, novalue = 0;
+        int skip = 0, fields = 0; /* which samples have no value: 0 valid == 0, 1 status != 0, 2 no_value == 3 */
         char *cname = NULL;
         base = base ? base + 1 : l.p[di];
         /* statistics and per-rank metadata tables are not sample groups */
@@ -300,9 +300,9 @@ RTab *sectionCounters(Ctx *c)
         }
         /* as /counters/stats: a sample without a value is left out only when unavailable (no_value 3);
          * "zero" (1) and "unchanged" (2) samples hold their values */
-        if (h5tabHas(&d, "no_value") && h5tabU64(&d, "no_value", &okv) == 0) okzero = 1, novalue = 1;
-        else if (h5tabHas(&d, "valid") && h5tabU64(&d, "valid", &okv) == 0) okzero = 0;
-        else if (h5tabHas(&d, "status") && h5tabU64(&d, "status", &okv) == 0) okzero = 1;
+        if (h5tabHas(&d, "no_value") && h5tabU64(&d, "no_value", &okv) == 0) skip = 2;
+        else if (h5tabHas(&d, "valid") && h5tabU64(&d, "valid", &okv) == 0) skip = 0;
+        else if (h5tabHas(&d, "status") && h5tabU64(&d, "status", &okv) == 0) skip = 1;
         nm = h5tabMembers(&d, mem, 128);
         /* the user's exact name (datasets may be renamed to avoid collisions) */
         cname = h5AttrStr(d.ds, "counter_name");
@@ -328,7 +328,7 @@ RTab *sectionCounters(Ctx *c)
                 delta = u != NULL && strcmp(u, "delta") == 0; /* each rank's figure is its sum, as /counters/stats */
                 free(u);
                 for (i = 0; rsum && rn && i < d.n; i++) {
-                    if (okv && (novalue ? okv[i] == 3 : okzero ? okv[i] != 0 : okv[i] == 0)) continue;
+                    if (okv && (skip == 2 ? okv[i] == 3 : skip == 1 ? okv[i] != 0 : okv[i] == 0)) continue;
                     if (isnan(v[i]) || !rankOk(c, rk[i])) continue;
                     ns++;
                     rsum[rk[i]] += v[i];
